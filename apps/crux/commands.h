@@ -1,0 +1,13 @@
+// Subcommands of the crux command line. Each registers its flags on a CLI11 app and returns
+// the process exit status when run.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace crux::app {
+
+// Adds `parse` to `app`; `run` is set to the command's entry point when it is selected.
+void AddParseCommand(CLI::App& app, std::function<int()>& run);
+
+}  // namespace crux::app

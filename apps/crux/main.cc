@@ -1,0 +1,22 @@
+// crux: the command line. `crux parse` splits raw model output into reasoning, content and
+// tool calls.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <functional>
+
+#include "crux/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"crux: the output layer of LLM serving", "crux"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "crux 0.1.0");
+  std::function<int()> run;
+  crux::app::AddParseCommand(app, run);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  return run ? run() : 2;
+}

@@ -1,0 +1,173 @@
+// `crux parse`: reads raw model output (or, with --chunks, a JSON array of deltas) on stdin and
+// prints one JSON object with reasoning, content and tool calls.
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "crux/commands.h"
+#include "crux/parse/output_parser.h"
+#include "crux/parse/reasoning/registry.h"
+#include "crux/parse/result.h"
+
+namespace crux::app {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct ParseFlags {
+  std::string reasoning_parser;
+  std::string tool_parser;
+  std::string tools_file;
+  bool chunks = false;
+  bool start_in_reasoning = false;
+  bool no_start_in_reasoning = false;
+};
+
+int Fail(const std::string& message) {
+  std::cerr << "crux parse: " << message << "\n";
+  return 2;
+}
+
+Json EventToJson(const parse::Event& e) {
+  Json j;
+  j["type"] = parse::EventKindName(e.kind);
+  switch (e.kind) {
+    case parse::EventKind::kReasoning:
+    case parse::EventKind::kContent:
+      j["text"] = e.text;
+      break;
+    case parse::EventKind::kToolCallBegin:
+      j["index"] = e.index;
+      j["id"] = e.id;
+      j["name"] = e.name;
+      if (!e.declared) j["undeclared"] = true;
+      break;
+    case parse::EventKind::kToolCallArgs:
+      j["index"] = e.index;
+      j["text"] = e.text;
+      break;
+    case parse::EventKind::kToolCallEnd:
+    case parse::EventKind::kToolCallCancel:
+      j["index"] = e.index;
+      break;
+  }
+  return j;
+}
+
+Json ResultToJson(const parse::ParseResult& r) {
+  Json j;
+  j["reasoning"] = r.reasoning ? Json(*r.reasoning) : Json(nullptr);
+  j["content"] = r.content ? Json(*r.content) : Json(nullptr);
+  j["tool_calls"] = Json::array();
+  for (const parse::ToolCall& call : r.tool_calls) {
+    Json c;
+    c["id"] = call.id;
+    c["name"] = call.name;
+    Json args = Json::parse(call.arguments, nullptr, false);
+    c["arguments"] = args.is_discarded() ? Json(call.arguments) : args;
+    if (!call.declared) c["undeclared"] = true;
+    j["tool_calls"].push_back(std::move(c));
+  }
+  return j;
+}
+
+Expected<std::vector<std::string>> ReadChunks(const std::string& input) {
+  Json doc = Json::parse(input, nullptr, false);
+  if (doc.is_discarded()) {
+    return Error(ErrorCode::kParse, "--chunks input is not valid JSON");
+  }
+  if (!doc.is_array()) {
+    return Error(ErrorCode::kInvalidArgument, "--chunks input must be a JSON array of strings");
+  }
+  std::vector<std::string> chunks;
+  for (size_t i = 0; i < doc.size(); ++i) {
+    if (!doc[i].is_string()) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "--chunks input element " + std::to_string(i) + " is not a string");
+    }
+    chunks.push_back(doc[i].get<std::string>());
+  }
+  return chunks;
+}
+
+int RunParse(const ParseFlags& flags) {
+  std::unique_ptr<parse::ReasoningParser> reasoning;
+  if (!flags.reasoning_parser.empty()) {
+    parse::ReasoningOptions options;
+    if (flags.start_in_reasoning) options.start_in_reasoning = true;
+    if (flags.no_start_in_reasoning) options.start_in_reasoning = false;
+    auto created = parse::CreateReasoningParser(flags.reasoning_parser, options);
+    if (!created.ok()) return Fail(created.error().message());
+    reasoning = std::move(*created);
+  }
+  std::unique_ptr<parse::ToolParser> tools;
+  if (!flags.tool_parser.empty() || !flags.tools_file.empty()) {
+    return Fail("--tool-call-parser and --tools are not available in this build");
+  }
+
+  std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  if (std::cin.bad()) return Fail("cannot read standard input");
+
+  parse::OutputParser parser(std::move(reasoning), std::move(tools));
+  parse::EventSink sink;
+  parse::ResultBuilder builder;
+  Json out;
+  if (flags.chunks) {
+    auto chunks = ReadChunks(input);
+    if (!chunks.ok()) return Fail(chunks.error().message());
+    Json events = Json::array();
+    for (const std::string& chunk : *chunks) {
+      sink.Clear();
+      parser.Feed(chunk, sink);
+      Json produced = Json::array();
+      for (const parse::Event& e : sink.events()) produced.push_back(EventToJson(e));
+      builder.AddAll(sink.events());
+      events.push_back(std::move(produced));
+    }
+    sink.Clear();
+    parser.Finish(sink);
+    Json produced = Json::array();
+    for (const parse::Event& e : sink.events()) produced.push_back(EventToJson(e));
+    builder.AddAll(sink.events());
+    events.push_back(std::move(produced));
+    out = ResultToJson(builder.Take());
+    out["events"] = std::move(events);
+  } else {
+    parser.Feed(input, sink);
+    parser.Finish(sink);
+    builder.AddAll(sink.events());
+    out = ResultToJson(builder.Take());
+  }
+  std::cout << out.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
+  return 0;
+}
+
+}  // namespace
+
+void AddParseCommand(CLI::App& app, std::function<int()>& run) {
+  auto flags = std::make_shared<ParseFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "parse",
+      "Split raw model output on stdin into reasoning, content and tool calls; print JSON.\n"
+      "With --chunks, stdin is a JSON array of strings fed one by one as streaming deltas, and\n"
+      "the output also has \"events\": the events each delta produced (one array per delta,\n"
+      "plus a last one for the end of the stream).");
+  cmd->add_option("--reasoning-parser", flags->reasoning_parser,
+                  "Reasoning parser name or alias (see docs/reasoning-parsers.md)");
+  cmd->add_option("--tool-call-parser", flags->tool_parser,
+                  "Tool-call parser name or alias (see docs/tool-parsers.md)");
+  cmd->add_option("--tools", flags->tools_file,
+                  "JSON file with an array of OpenAI tool definitions");
+  cmd->add_flag("--chunks", flags->chunks, "stdin is a JSON array of streamed deltas");
+  auto* open = cmd->add_flag("--start-in-reasoning", flags->start_in_reasoning,
+                             "the prompt opened the reasoning block: output starts inside it");
+  cmd->add_flag("--no-start-in-reasoning", flags->no_start_in_reasoning,
+                "output starts outside reasoning (overrides the parser's default)")
+      ->excludes(open);
+  cmd->callback([flags, &run] { run = [flags] { return RunParse(*flags); }; });
+}
+
+}  // namespace crux::app

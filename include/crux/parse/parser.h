@@ -1,0 +1,57 @@
+// Parser interfaces: push-style state machines over streamed model output.
+//
+// Contract shared by every reasoning and tool parser:
+// * Feed(delta) appends the events this delta makes certain. Bytes that could still begin a
+//   marker (or finish an unfinished UTF-8 character) are held back, nothing else.
+// * Finish() flushes what is held back, to the channel it belongs to. Nothing is dropped.
+// * Reset() makes the parser reusable for a new stream with the same options.
+// * Complete parsing is defined as Reset + Feed(all) + Finish, so streaming and complete
+//   parsing cannot disagree: for every chunking, the accumulated events are the same.
+// * Work per Feed is proportional to the delta (plus a bounded hold-back), never to the text
+//   seen so far.
+// Instances are single-threaded; create one per stream.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "crux/parse/events.h"
+#include "crux/parse/result.h"
+#include "crux/parse/tool_spec.h"
+
+namespace crux::parse {
+
+class StreamParser {
+ public:
+  virtual ~StreamParser() = default;
+  virtual void Feed(std::string_view delta, EventSink& out) = 0;
+  virtual void Finish(EventSink& out) = 0;
+  virtual void Reset() = 0;
+};
+
+// Splits reasoning from answer text. Emits only kReasoning and kContent events.
+class ReasoningParser : public StreamParser {};
+
+// Extracts tool calls from answer text. Emits kContent and kToolCall* events.
+class ToolParser : public StreamParser {};
+
+struct ReasoningOptions {
+  // True when the prompt already opened the reasoning block (the chat template ended the
+  // generation prompt with the start marker), so output begins inside reasoning. Unset: the
+  // family's default (see docs/reasoning-parsers.md).
+  std::optional<bool> start_in_reasoning;
+};
+
+struct ToolParserOptions {
+  std::vector<ToolSpec> tools;  // the request's tools; empty = accept any name, untyped
+  uint64_t id_seed = 0;         // 0: random ids; tests fix a seed for reproducible ids
+};
+
+// Runs `parser` over the complete `text`: Reset + Feed(text) + Finish, accumulated.
+ParseResult ParseComplete(StreamParser& parser, std::string_view text);
+
+}  // namespace crux::parse

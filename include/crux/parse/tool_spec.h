@@ -1,0 +1,54 @@
+// The tools a request declares, in the form parsers need: names and parameter types.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "crux/base/error.h"
+
+namespace crux::parse {
+
+// JSON Schema "type" of a parameter, as far as argument typing needs it.
+enum class ParamType : uint8_t {
+  kAny,      // no type, several types, or a type crux does not know
+  kString,
+  kInteger,
+  kNumber,
+  kBoolean,
+  kObject,
+  kArray,
+  kNull,
+};
+
+struct ToolParam {
+  std::string name;
+  ParamType type = ParamType::kAny;
+  bool nullable = false;  // the schema also allows null
+};
+
+struct ToolSpec {
+  std::string name;
+  std::string description;
+  std::string parameters_json = "{}";  // the JSON Schema of the arguments, as given
+  std::vector<ToolParam> params;        // top-level properties, in schema order
+  std::string type = "function";        // OpenAI tool type; only "function" tools are callable
+
+  // The declared type of parameter `name`, or kAny when unknown.
+  ParamType TypeOf(std::string_view param) const;
+};
+
+// Parses a JSON array of tool definitions in any of the shapes clients send: OpenAI Chat
+// ({"type":"function","function":{name, description, parameters}}), OpenAI Responses
+// ({"type":"function", name, parameters}) or Anthropic ({name, input_schema}). Tools of other
+// types (e.g. "web_search") are kept with their type but have no parameters.
+Expected<std::vector<ToolSpec>> ParseToolSpecs(std::string_view json);
+
+// Reads the parameter list of one tool from its JSON Schema text.
+Expected<ToolSpec> MakeToolSpec(std::string name, std::string description,
+                                std::string parameters_json);
+
+const ToolSpec* FindTool(const std::vector<ToolSpec>& tools, std::string_view name);
+
+}  // namespace crux::parse

@@ -1,0 +1,42 @@
+#include "crux/parse/reasoning/registry.h"
+
+#include "parse/reasoning/families.h"
+
+namespace crux::parse {
+
+const std::vector<ReasoningParserInfo>& ReasoningParsers() {
+  static const std::vector<ReasoningParserInfo> table = {
+      {"think", {"generic_think"}, "any model that wraps reasoning in <think> tags",
+       "<think> … </think>", MakeThinkParser},
+      {"qwen3", {"qwen", "qwen3.5", "qwq"}, "Qwen3, Qwen3.5, QwQ", "<think> … </think>",
+       MakeQwen3Parser},
+      {"deepseek_r1", {"deepseek-r1", "deepseek_v3.1"}, "DeepSeek-R1, R1 distills, DeepSeek V3.1",
+       "[<think>] … </think> (starts inside reasoning)", MakeDeepSeekR1Parser},
+      {"glm4", {"glm45", "glm4.5", "glm4_moe", "glm4.6"}, "GLM-4.5, GLM-4.6, GLM-4.6V",
+       "<think> … </think>; <|begin_of_box|> <|end_of_box|> removed", MakeGlm4Parser},
+      {"gemma4", {"gemma_4"}, "Gemma 4", "<|channel>thought … <channel|> | <|channel>response",
+       MakeGemma4Parser},
+      {"mistral", {"magistral"}, "Magistral, Mistral Medium/Small 3.2 reasoning",
+       "[THINK] … [/THINK]", MakeMistralParser},
+      {"poolside_v1", {"poolside", "laguna"}, "Poolside Laguna", "<think> … </think>",
+       MakePoolsideV1Parser},
+      {"harmony", {}, "gpt-oss (Harmony format)",
+       "<|channel|>analysis<|message|> … <|end|>; final / commentary channels", MakeHarmonyParser},
+      {"gpt_oss", {"gpt-oss", "openai_harmony"}, "gpt-oss-20b, gpt-oss-120b",
+       "<|channel|>analysis<|message|> … <|end|>; final / commentary channels", MakeGptOssParser},
+      {"step3p5", {"step", "step3"}, "Step-3.5 (StepFun), Step3",
+       "[<think>] … </think> (starts inside reasoning)", MakeStep3p5Parser},
+  };
+  return table;
+}
+
+Expected<std::unique_ptr<ReasoningParser>> CreateReasoningParser(std::string_view name,
+                                                                 const ReasoningOptions& options) {
+  const ReasoningParserInfo* info = FindParserInfo(ReasoningParsers(), name);
+  if (info == nullptr) {
+    return UnknownParserError("reasoning", name, ParserNames(ReasoningParsers()));
+  }
+  return info->create(options);
+}
+
+}  // namespace crux::parse

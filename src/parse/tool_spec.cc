@@ -1,0 +1,166 @@
+#include "crux/parse/tool_spec.h"
+
+#include <nlohmann/json.hpp>
+
+namespace crux::parse {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+ParamType TypeFromName(std::string_view name) {
+  if (name == "string") return ParamType::kString;
+  if (name == "integer") return ParamType::kInteger;
+  if (name == "number") return ParamType::kNumber;
+  if (name == "boolean") return ParamType::kBoolean;
+  if (name == "object") return ParamType::kObject;
+  if (name == "array") return ParamType::kArray;
+  if (name == "null") return ParamType::kNull;
+  return ParamType::kAny;
+}
+
+ToolParam ReadParam(const std::string& name, const Json& schema) {
+  ToolParam param{name, ParamType::kAny, false};
+  if (!schema.is_object()) return param;
+  auto type = schema.find("type");
+  if (type != schema.end()) {
+    if (type->is_string()) {
+      param.type = TypeFromName(type->get<std::string>());
+    } else if (type->is_array()) {  // ["string", "null"]: nullable string
+      ParamType found = ParamType::kAny;
+      int non_null = 0;
+      for (const Json& t : *type) {
+        if (!t.is_string()) continue;
+        ParamType pt = TypeFromName(t.get<std::string>());
+        if (pt == ParamType::kNull) {
+          param.nullable = true;
+        } else {
+          found = pt;
+          ++non_null;
+        }
+      }
+      param.type = non_null == 1 ? found : ParamType::kAny;
+    }
+  } else if (schema.contains("enum") && schema["enum"].is_array()) {
+    bool all_strings = !schema["enum"].empty();
+    for (const Json& v : schema["enum"]) all_strings = all_strings && v.is_string();
+    if (all_strings) param.type = ParamType::kString;
+  } else if (schema.contains("properties")) {
+    param.type = ParamType::kObject;
+  } else if (schema.contains("items")) {
+    param.type = ParamType::kArray;
+  }
+  for (const char* key : {"anyOf", "oneOf"}) {
+    auto alt = schema.find(key);
+    if (alt == schema.end() || !alt->is_array() || type != schema.end()) continue;
+    ParamType found = ParamType::kAny;
+    int non_null = 0;
+    for (const Json& option : *alt) {
+      ToolParam sub = ReadParam(name, option);
+      if (sub.type == ParamType::kNull) {
+        param.nullable = true;
+      } else {
+        found = sub.type;
+        ++non_null;
+      }
+    }
+    if (non_null == 1) param.type = found;
+  }
+  return param;
+}
+
+Expected<ToolSpec> SpecFromJson(const Json& tool, size_t position) {
+  const std::string where = "tools[" + std::to_string(position) + "]";
+  if (!tool.is_object()) {
+    return Error(ErrorCode::kInvalidArgument, where + " must be an object");
+  }
+  std::string type = "function";
+  if (auto t = tool.find("type"); t != tool.end()) {
+    if (!t->is_string()) return Error(ErrorCode::kInvalidArgument, where + ".type must be a string");
+    type = t->get<std::string>();
+  }
+  const Json* fn = &tool;
+  std::string prefix = where;
+  if (auto f = tool.find("function"); f != tool.end()) {
+    if (!f->is_object()) {
+      return Error(ErrorCode::kInvalidArgument, where + ".function must be an object");
+    }
+    fn = &*f;
+    prefix += ".function";
+  }
+  auto name = fn->find("name");
+  if (name == fn->end() || !name->is_string() || name->get<std::string>().empty()) {
+    if (type != "function") {  // e.g. {"type": "web_search"}: kept, never callable
+      ToolSpec spec;
+      spec.type = type;
+      return spec;
+    }
+    return Error(ErrorCode::kInvalidArgument, prefix + ".name must be a non-empty string");
+  }
+  std::string description;
+  if (auto d = fn->find("description"); d != fn->end() && d->is_string()) {
+    description = d->get<std::string>();
+  }
+  std::string parameters = "{}";
+  for (const char* key : {"parameters", "input_schema"}) {
+    auto p = fn->find(key);
+    if (p == fn->end() || p->is_null()) continue;
+    if (!p->is_object()) {
+      return Error(ErrorCode::kInvalidArgument, prefix + "." + key + " must be an object");
+    }
+    parameters = p->dump();
+  }
+  auto spec = MakeToolSpec(name->get<std::string>(), std::move(description), parameters);
+  if (spec.ok()) spec->type = type;
+  return spec;
+}
+
+}  // namespace
+
+ParamType ToolSpec::TypeOf(std::string_view param) const {
+  for (const ToolParam& p : params) {
+    if (p.name == param) return p.type;
+  }
+  return ParamType::kAny;
+}
+
+Expected<ToolSpec> MakeToolSpec(std::string name, std::string description,
+                                std::string parameters_json) {
+  ToolSpec spec;
+  spec.name = std::move(name);
+  spec.description = std::move(description);
+  Json schema = Json::parse(parameters_json, nullptr, /*allow_exceptions=*/false);
+  if (schema.is_discarded()) {
+    return Error(ErrorCode::kParse, "parameters of tool '" + spec.name + "' are not valid JSON");
+  }
+  spec.parameters_json = std::move(parameters_json);
+  if (schema.is_object()) {
+    if (auto props = schema.find("properties"); props != schema.end() && props->is_object()) {
+      for (auto it = props->begin(); it != props->end(); ++it) {
+        spec.params.push_back(ReadParam(it.key(), it.value()));
+      }
+    }
+  }
+  return spec;
+}
+
+Expected<std::vector<ToolSpec>> ParseToolSpecs(std::string_view json) {
+  Json doc = Json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return Error(ErrorCode::kParse, "tools are not valid JSON");
+  if (!doc.is_array()) return Error(ErrorCode::kInvalidArgument, "tools must be a JSON array");
+  std::vector<ToolSpec> tools;
+  for (size_t i = 0; i < doc.size(); ++i) {
+    auto spec = SpecFromJson(doc[i], i);
+    if (!spec.ok()) return spec.error();
+    tools.push_back(std::move(*spec));
+  }
+  return tools;
+}
+
+const ToolSpec* FindTool(const std::vector<ToolSpec>& tools, std::string_view name) {
+  for (const ToolSpec& t : tools) {
+    if (t.type == "function" && t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+}  // namespace crux::parse

@@ -1,0 +1,112 @@
+#include <gtest/gtest.h>
+
+#include "crux/parse/output_parser.h"
+#include "crux/parse/reasoning/registry.h"
+#include "crux/parse/tool_spec.h"
+
+namespace crux::parse {
+namespace {
+
+TEST(ReasoningRegistry, EveryNameAndAliasCreatesAParser) {
+  for (const ReasoningParserInfo& info : ReasoningParsers()) {
+    EXPECT_TRUE(CreateReasoningParser(info.name).ok()) << info.name;
+    for (std::string_view alias : info.aliases) {
+      EXPECT_TRUE(CreateReasoningParser(alias).ok()) << alias;
+    }
+  }
+}
+
+TEST(ReasoningRegistry, RequiredNamesExist) {
+  for (const char* name : {"think", "qwen3", "deepseek_r1", "glm4", "gemma4", "mistral",
+                           "poolside_v1", "harmony", "gpt_oss", "step3p5"}) {
+    EXPECT_TRUE(CreateReasoningParser(name).ok()) << name;
+  }
+}
+
+TEST(ReasoningRegistry, UnknownNameListsAvailableParsers) {
+  auto r = CreateReasoningParser("qwen9");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code(), ErrorCode::kNotFound);
+  EXPECT_NE(r.error().message().find("unknown reasoning parser 'qwen9'"), std::string::npos);
+  EXPECT_NE(r.error().message().find("deepseek_r1"), std::string::npos);
+  EXPECT_NE(r.error().message().find("gpt_oss"), std::string::npos);
+}
+
+TEST(ReasoningParser, ReusableAfterReset) {
+  auto parser = std::move(*CreateReasoningParser("qwen3"));
+  ParseResult first = ParseComplete(*parser, "<think>a</think>b");
+  EventSink sink;
+  parser->Feed("<think>unfinished", sink);  // leave it mid-block
+  ParseResult second = ParseComplete(*parser, "<think>a</think>b");
+  EXPECT_EQ(first, second);
+  EXPECT_EQ(second.reasoning, "a");
+  EXPECT_EQ(second.content, "b");
+}
+
+TEST(ReasoningParser, FinishFlushesHeldBackText) {
+  auto parser = std::move(*CreateReasoningParser("qwen3"));
+  EventSink sink;
+  parser->Feed("Answer <thi", sink);
+  ResultBuilder builder;
+  builder.AddAll(sink.events());
+  EXPECT_EQ(builder.result().content, "Answer");
+  sink.Clear();
+  parser->Finish(sink);
+  builder.AddAll(sink.events());
+  EXPECT_EQ(builder.Take().content, "Answer <thi");
+}
+
+TEST(DeltaAdapter, SeedSignature) {
+  auto parser = std::move(*CreateReasoningParser("qwen3"));
+  DeltaAdapter adapter(*parser);
+  adapter.Reset();
+  EXPECT_FALSE(adapter.ExtractStreaming("", "<think>", "<think>").has_value());
+  auto msg = adapter.ExtractStreaming("<think>", "<think>reasoning", "reasoning");
+  ASSERT_TRUE(msg.has_value());
+  EXPECT_EQ(msg->reasoning, "reasoning");
+  EXPECT_FALSE(msg->content.has_value());
+  msg = adapter.ExtractStreaming("<think>reasoning", "<think>reasoning more</think>content here",
+                                 " more</think>content here");
+  ASSERT_TRUE(msg.has_value());
+  EXPECT_EQ(msg->reasoning, " more");
+  EXPECT_EQ(msg->content, "content here");
+  EXPECT_FALSE(adapter.Finalize().has_value());
+}
+
+TEST(ToolSpecs, ReadsEveryClientShape) {
+  auto tools = ParseToolSpecs(R"([
+    {"type": "function", "function": {"name": "get_weather", "description": "d",
+      "parameters": {"type": "object", "properties": {"city": {"type": "string"},
+        "days": {"type": "integer"}, "unit": {"enum": ["c", "f"]},
+        "note": {"type": ["string", "null"]}, "tags": {"type": "array"}}}}},
+    {"type": "function", "name": "get_time", "parameters": {"properties": {"tz": {"type": "string"}}}},
+    {"name": "search", "input_schema": {"properties": {"limit": {"type": "number"}}}},
+    {"type": "web_search"}
+  ])");
+  ASSERT_TRUE(tools.ok()) << tools.error().message();
+  ASSERT_EQ(tools->size(), 4u);
+  const ToolSpec& w = (*tools)[0];
+  EXPECT_EQ(w.name, "get_weather");
+  EXPECT_EQ(w.TypeOf("city"), ParamType::kString);
+  EXPECT_EQ(w.TypeOf("days"), ParamType::kInteger);
+  EXPECT_EQ(w.TypeOf("unit"), ParamType::kString);
+  EXPECT_EQ(w.TypeOf("note"), ParamType::kString);
+  EXPECT_EQ(w.TypeOf("tags"), ParamType::kArray);
+  EXPECT_EQ(w.TypeOf("missing"), ParamType::kAny);
+  EXPECT_EQ((*tools)[1].TypeOf("tz"), ParamType::kString);
+  EXPECT_EQ((*tools)[2].TypeOf("limit"), ParamType::kNumber);
+  EXPECT_EQ((*tools)[3].type, "web_search");
+  EXPECT_NE(FindTool(*tools, "get_time"), nullptr);
+  EXPECT_EQ(FindTool(*tools, "web_search"), nullptr);
+}
+
+TEST(ToolSpecs, BadToolsNameTheField) {
+  auto r = ParseToolSpecs(R"([{"type": "function", "function": {"parameters": {}}}])");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message().find("tools[0].function.name"), std::string::npos);
+  EXPECT_FALSE(ParseToolSpecs("{").ok());
+  EXPECT_FALSE(ParseToolSpecs("{}").ok());
+}
+
+}  // namespace
+}  // namespace crux::parse
