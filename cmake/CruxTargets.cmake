@@ -5,6 +5,15 @@ if(CRUX_WERROR)
   list(APPEND CRUX_WARNINGS -Werror)
 endif()
 
+if(CRUX_BUILD_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "CRUX_BUILD_FUZZ needs clang (configure with CMAKE_CXX_COMPILER=clang++)")
+  endif()
+  # Coverage instrumentation for libFuzzer in every library; fuzz targets add the driver.
+  add_compile_options(-fsanitize=fuzzer-no-link)
+  set(CRUX_SANITIZE ON)
+endif()
+
 if(CRUX_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)

@@ -1,0 +1,90 @@
+#include "bench_text.h"
+
+#include <array>
+#include <string_view>
+
+namespace crux::bench {
+namespace {
+
+constexpr std::array<std::string_view, 48> kWords = {
+    "the",      "user",     "wants",     "to",      "know",     "whether",   "weather",
+    "in",       "Oslo",     "is",        "cold",    "so",       "I",         "should",
+    "check",    "forecast", "tomorrow",  "and",     "compare",  "with",      "average",
+    "temperature", "of",    "December",  "maybe",   "call",     "a",         "tool",
+    "function", "that",     "returns",   "data",    "then",     "answer",    "clearly",
+    "because",  "it",       "matters",   "for",     "planning", "travel",    "let",
+    "me",       "think",    "about",     "edge",    "cases",    "carefully"};
+
+uint64_t Next(uint64_t& s) {
+  s ^= s << 13;
+  s ^= s >> 7;
+  s ^= s << 17;
+  return s;
+}
+
+}  // namespace
+
+void AddProse(TokenStream& stream, int tokens, uint64_t seed) {
+  uint64_t s = seed * 0x9E3779B97F4A7C15ULL + 1;
+  int emitted = 0;
+  while (emitted < tokens) {
+    const uint64_t r = Next(s);
+    std::string word(kWords[r % kWords.size()]);
+    switch ((r >> 8) % 23) {
+      case 0: word += ","; break;
+      case 1: word += "."; break;
+      case 2: word = std::to_string((r >> 16) % 1000); break;
+      case 3: word = "<" + word + ">"; break;
+      case 4: word += "\n"; break;
+      default: break;
+    }
+    // Leading space like BPE tokens; long words split in two pieces.
+    std::string piece = " " + word;
+    if (piece.size() > 8) {
+      stream.Add(piece.substr(0, 5));
+      stream.Add(piece.substr(5));
+      emitted += 2;
+    } else {
+      stream.Add(piece);
+      emitted += 1;
+    }
+  }
+}
+
+TokenStream ReasoningStream(const std::string& format, int reasoning_tokens, int answer_tokens) {
+  TokenStream s;
+  if (format == "think") {
+    s.Add("<think>");
+    s.Add("\n");
+    AddProse(s, reasoning_tokens, 1);
+    s.Add("\n");
+    s.Add("</think>");
+    s.Add("\n\n");
+  } else if (format == "mistral") {
+    s.Add("[THINK]");
+    AddProse(s, reasoning_tokens, 1);
+    s.Add("[/THINK]");
+  } else if (format == "gemma4") {
+    s.Add("<|channel>");
+    s.Add("thought");
+    s.Add("\n");
+    AddProse(s, reasoning_tokens, 1);
+    s.Add("<channel|>");
+  } else if (format == "harmony") {
+    s.Add("<|channel|>");
+    s.Add("analysis");
+    s.Add("<|message|>");
+    AddProse(s, reasoning_tokens, 1);
+    s.Add("<|end|>");
+    s.Add("<|start|>");
+    s.Add("assistant");
+    s.Add("<|channel|>");
+    s.Add("final");
+    s.Add("<|message|>");
+  }
+  AddProse(s, answer_tokens, 2);
+  if (format == "harmony") s.Add("<|return|>");
+  return s;
+}
+
+}  // namespace crux::bench
