@@ -1,5 +1,6 @@
 #include "bench_text.h"
 
+#include <algorithm>
 #include <array>
 #include <string_view>
 
@@ -84,6 +85,25 @@ TokenStream ReasoningStream(const std::string& format, int reasoning_tokens, int
   }
   AddProse(s, answer_tokens, 2);
   if (format == "harmony") s.Add("<|return|>");
+  return s;
+}
+
+TokenStream ToolStream(std::string (*render)(const std::vector<parse::ToolCall>&),
+                       int total_tokens, int calls) {
+  TokenStream s;
+  const int prose_per_gap = std::max(1, (total_tokens - calls * 30) / (calls + 1));
+  for (int c = 0; c < calls; ++c) {
+    AddProse(s, prose_per_gap, 10 + static_cast<uint64_t>(c));
+    s.Add("\n");
+    const std::string args = "{\"city\": \"Oslo " + std::to_string(c) +
+                             "\", \"days\": " + std::to_string(c % 7) +
+                             ", \"units\": \"metric\", \"query\": \"weather forecast for the "
+                             "coming week with hourly detail\"}";
+    const std::string text = render({parse::ToolCall{"", "get_weather", args, true}});
+    for (size_t pos = 0; pos < text.size(); pos += 4) s.Add(text.substr(pos, 4));
+    s.Add("\n");
+  }
+  AddProse(s, prose_per_gap, 999);
   return s;
 }
 

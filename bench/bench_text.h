@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "crux/parse/result.h"
+
 namespace crux::bench {
 
 // A stream: the text and its token pieces (concatenating the pieces gives the text).
@@ -24,5 +26,10 @@ void AddProse(TokenStream& stream, int tokens, uint64_t seed);
 // A reasoning block of `reasoning_tokens` then an answer of `answer_tokens`, in the format
 // of the named reasoning family ("think", "mistral", "gemma4", "harmony").
 TokenStream ReasoningStream(const std::string& format, int reasoning_tokens, int answer_tokens);
+
+// About `total_tokens` pieces of prose with `calls` tool calls spread evenly through it, each
+// written by `render` (a family's renderer) and cut into pieces of about 4 bytes.
+TokenStream ToolStream(std::string (*render)(const std::vector<parse::ToolCall>&),
+                       int total_tokens, int calls);
 
 }  // namespace crux::bench

@@ -112,6 +112,12 @@ std::vector<Scenario> Scenarios() {
   s.push_back({"reasoning gemma4", "gemma4", "", reasoning("gemma4")});
   s.push_back({"reasoning harmony", "harmony", "", reasoning("harmony")});
   s.push_back({"reasoning gpt_oss", "gpt_oss", "", reasoning("harmony")});
+  for (const parse::ToolParserInfo& info : parse::ToolParsers()) {
+    if (info.render == nullptr) continue;
+    auto render = info.render;
+    s.push_back({"tools " + std::string(info.name), "", std::string(info.name),
+                 [render] { return ToolStream(render, 32000, 50); }});
+  }
   return s;
 }
 

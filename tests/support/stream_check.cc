@@ -69,6 +69,8 @@ std::vector<FixtureCase> LoadFixtureFile(const std::string& file) {
       fc.reasoning = OptionalString(c, "reasoning");
       fc.content = OptionalString(c, "content");
       fc.check_calls = c.contains("tool_calls");
+      fc.markers_in_content = c.value("markers_in_content", false);
+      if (fc.markers_in_content) fc.markers.clear();
       if (fc.check_calls) {
         for (const Json& call : c["tool_calls"]) {
           fc.tool_calls.push_back(
@@ -121,8 +123,12 @@ ChunkedRun RunChunked(parse::StreamParser& parser, const std::vector<std::string
   parser.Reset();
   auto check = [&](size_t delta) {
     for (const parse::Event& e : sink.events()) {
-      if (e.kind != parse::EventKind::kReasoning && e.kind != parse::EventKind::kContent &&
-          e.kind != parse::EventKind::kToolCallArgs) {
+      // Argument fragments may hold marker text as JSON string data; only prose is checked.
+      if (e.kind != parse::EventKind::kReasoning && e.kind != parse::EventKind::kContent) {
+        if (e.kind == parse::EventKind::kToolCallArgs && run.violation.empty() &&
+            input_valid_utf8 && !utf8::IsValid(e.text)) {
+          run.violation = "delta " + std::to_string(delta) + ": argument text is not valid UTF-8";
+        }
         continue;
       }
       for (const std::string& m : markers) {

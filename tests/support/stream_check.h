@@ -37,6 +37,7 @@ struct FixtureCase {
   std::optional<std::string> content;
   std::vector<ExpectedCall> tool_calls;
   bool check_calls = true;  // false when the case has no "tool_calls" key
+  bool markers_in_content = false;  // the case expects raw markup as content (malformed call)
 };
 
 // Reads the cases of one fixture file; a malformed file fails the current test.

@@ -23,9 +23,12 @@ struct ReasoningParserInfo {
 struct ToolParserInfo {
   std::string_view name;
   std::vector<std::string_view> aliases;
-  std::string_view models;
-  std::string_view format;
+  std::string_view models;  // model families it is known to work with
+  std::string_view format;  // human-readable wire format summary
   std::unique_ptr<ToolParser> (*create)(const ToolParserOptions&);
+  // Writes `calls` (arguments: JSON objects) the way the family's models write them — the
+  // text the parser reads back into the same calls. Used by round-trip tests and benchmarks.
+  std::string (*render)(const std::vector<ToolCall>& calls);
 };
 
 // Sorts and removes duplicates.

@@ -1,9 +1,17 @@
 #include "crux/parse/tools/registry.h"
 
+#include "parse/tools/families.h"
+
 namespace crux::parse {
 
 const std::vector<ToolParserInfo>& ToolParsers() {
-  static const std::vector<ToolParserInfo> table = {};
+  static const std::vector<ToolParserInfo> table = [] {
+    std::vector<ToolParserInfo> t;
+    tools::AddTagFamilies(t);
+    tools::AddTokenFamilies(t);
+    tools::AddOtherFamilies(t);
+    return t;
+  }();
   return table;
 }
 
@@ -12,14 +20,6 @@ Expected<std::unique_ptr<ToolParser>> CreateToolParser(std::string_view name,
   const ToolParserInfo* info = FindParserInfo(ToolParsers(), name);
   if (info == nullptr) return UnknownParserError("tool-call", name, ParserNames(ToolParsers()));
   return info->create(options);
-}
-
-std::optional<std::string_view> DetectToolParserFromOutput(std::string_view) {
-  return std::nullopt;
-}
-
-std::optional<std::string_view> DetectToolParserFromTemplate(std::string_view) {
-  return std::nullopt;
 }
 
 }  // namespace crux::parse

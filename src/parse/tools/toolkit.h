@@ -1,0 +1,194 @@
+// The shared toolkit every tool-call family is built from:
+// * ToolParserCore — the driver: StreamBuffer hold-back, trimmed content, the call lifecycle
+//   (begin / argument fragments / end / cancel), ids, and the raw text of the open call so a
+//   malformed call can be returned as content instead of being dropped.
+// * JsonStringDecoder — decodes a JSON string body incrementally (escapes split anywhere).
+// * JsonEnvelope — streams {"name": …, "arguments": {…}} objects: the name is sent once, the
+//   arguments are validated byte by byte and passed through as they arrive.
+// * ArgsWriter — builds an arguments object from key/value parts (XML-style families), with
+//   values typed from the tool's schema (ConvertValue).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "crux/parse/parser.h"
+#include "crux/text/ids.h"
+#include "crux/text/json_scan.h"
+#include "crux/text/marker_set.h"
+#include "crux/text/stream_buffer.h"
+
+namespace crux::parse::tools {
+
+// Where call events go. ToolParserCore implements it; components (JsonEnvelope, …) call it.
+class CallSink {
+ public:
+  // Starts a call (at most once per region). `id` empty: a generated "call_…" id.
+  virtual void BeginCall(std::string_view name, std::string id = {}) = 0;
+  virtual void Args(std::string_view fragment) = 0;
+  // The arguments are complete.
+  virtual void EndCall() = 0;
+  virtual ~CallSink() = default;
+};
+
+class ToolParserCore : public ToolParser, public CallSink {
+ public:
+  explicit ToolParserCore(const ToolParserOptions& options);
+
+  void BeginCall(std::string_view name, std::string id = {}) override;
+  void Args(std::string_view fragment) override;
+  void EndCall() override;
+
+  void Feed(std::string_view delta, EventSink& out) final;
+  void Finish(EventSink& out) final;
+  void Reset() final;
+
+ protected:
+  // Family hook: processes `text` (held bytes + delta; an unfinished UTF-8 character is kept
+  // out unless `at_end`) and returns how many bytes it consumed; the rest is held back and
+  // offered again, followed by the next delta. Must not consume bytes it cannot decide on.
+  virtual size_t Process(std::string_view text, bool at_end) = 0;
+  // Family hook: end of stream, after the last Process(…, at_end = true). The default
+  // cancels a call that is still open (its raw text becomes content).
+  virtual void OnFinish();
+  // Family hook: return to the initial state (the core resets its own state).
+  virtual void OnReset() = 0;
+
+  // Answer text outside calls (trimmed like complete extraction).
+  void Content(std::string_view text);
+
+  // The call region: from the start marker to the end marker. Everything consumed inside it
+  // is recorded with Capture() so that a malformed call can be given back as content.
+  void OpenRegion(std::string_view marker_text);
+  void Capture(std::string_view text) { raw_.append(text); }
+  bool region_open() const { return region_open_; }
+  // Closes the region: the call (if begun and not ended) is ended.
+  void CloseRegion();
+  // Abandons the region: a begun call is cancelled, and the raw text becomes content.
+  void CancelRegion();
+
+  bool call_begun() const { return call_begun_; }
+  bool call_ended() const { return call_ended_; }
+
+  const ToolParserOptions& options() const { return options_; }
+  text::IdGenerator& ids() { return ids_; }
+  EventSink& out() { return *out_; }
+
+ private:
+  void Run(std::string_view delta, bool at_end);
+
+  const ToolParserOptions options_;
+  text::IdGenerator ids_;
+  text::StreamBuffer buffer_;
+  text::TrimStream content_;
+  std::string scratch_;
+  std::string raw_;
+  EventSink* out_ = nullptr;
+  int next_index_ = 0;
+  bool region_open_ = false;
+  bool call_begun_ = false;
+  bool call_ended_ = false;
+};
+
+// Decodes the body of a JSON string (after the opening quote) incrementally. Stops at the
+// closing quote. Escapes may be split across feeds.
+class JsonStringDecoder {
+ public:
+  enum class Status : uint8_t { kNeedMore, kDone, kError };
+  // Appends decoded bytes to `out`; `consumed` counts input bytes (the closing quote included
+  // when kDone).
+  Status Feed(std::string_view text, size_t& consumed, std::string& out);
+  void Reset();
+
+ private:
+  enum class State : uint8_t { kPlain, kEscape, kUnicode };
+  State state_ = State::kPlain;
+  int hex_left_ = 0;
+  char32_t code_ = 0;
+  char32_t high_surrogate_ = 0;
+};
+
+// Streams one JSON call envelope: {"name": "f", "arguments": {…}} (also "parameters" for the
+// arguments; other keys are validated and ignored). The arguments may be a JSON object, a JSON
+// string holding an object (decoded and validated), or null (→ {}). The call begins once the
+// name is known and the arguments have started (arguments seen before the name are buffered);
+// the argument bytes are passed through as they are validated; EndCall comes with the
+// envelope's closing brace. Anything else (no name, non-object arguments, invalid JSON) is
+// kError: the family then cancels the region.
+class JsonEnvelope {
+ public:
+  enum class Status : uint8_t { kNeedMore, kDone, kError };
+
+  // Consumes envelope bytes from `text` (leading whitespace allowed).
+  Status Feed(std::string_view text, size_t& consumed, CallSink& sink);
+  void Reset();
+  bool started() const { return state_ != State::kStart; }
+
+ private:
+  enum class State : uint8_t {
+    kStart, kKeyOrEnd, kKey, kKeyString, kColon, kValue, kName, kArgs, kArgsString,
+    kSkipValue, kAfterValue, kDone, kError
+  };
+  enum class KeyKind : uint8_t { kName, kArgs, kOther };
+
+  Status Fail();
+  // Validates and forwards argument bytes (raw, or decoded from a string).
+  bool ArgsBytes(std::string_view bytes, CallSink& sink);
+  void MaybeBegin(CallSink& sink);
+
+  State state_ = State::kStart;
+  KeyKind key_kind_ = KeyKind::kOther;
+  std::string key_;
+  std::string name_;
+  bool has_name_ = false;
+  bool has_args_ = false;
+  bool args_null_ = false;
+  bool begun_ = false;
+  std::string pending_args_;  // arguments seen before the name
+  std::string decoded_;       // scratch for string-wrapped arguments
+  JsonStringDecoder string_;
+  text::JsonScanner args_;  // validates the arguments (raw or decoded)
+  text::JsonScanner skip_;  // validates values of other keys
+};
+
+// Converts a parameter value written as plain text (XML-style families) to JSON text, typed
+// by the schema: strings stay strings (verbatim); integers, numbers, booleans and null are
+// parsed from the trimmed text (falling back to a string when the text is not one); objects
+// and arrays are parsed as JSON, then as a Python literal, else kept as a string; untyped
+// values are JSON when they parse (then, with `python_literals`, a Python literal), else a
+// string.
+std::string ConvertValue(std::string_view text, ParamType type, bool python_literals = false);
+
+// True when `text` (surrounding whitespace allowed) is exactly one valid JSON value.
+bool IsJsonValue(std::string_view text);
+
+// Parses a Python literal (str with ' or ", int, float, True/False/None, list, tuple, dict,
+// set) to JSON text; nullopt when `text` is not one.
+std::optional<std::string> PythonLiteralToJson(std::string_view text);
+
+// Builds {"k": v, …} incrementally: Key() writes `{"k": ` or `, "k": `; string values can be
+// streamed with StringBegin/StringPart/StringEnd; Close() writes `}` (or `{}`).
+class ArgsWriter {
+ public:
+  void Reset() { keys_ = 0; }
+  void Key(std::string& out, std::string_view key);
+  void StringBegin(std::string& out) { out.push_back('"'); }
+  void StringPart(std::string& out, std::string_view text) { text::AppendJsonEscaped(out, text); }
+  void StringEnd(std::string& out) { out.push_back('"'); }
+  void Close(std::string& out);
+  int keys() const { return keys_; }
+
+ private:
+  int keys_ = 0;
+};
+
+// True when `name` is a declared function tool, or when no tools were declared.
+bool IsDeclared(const ToolParserOptions& options, std::string_view name);
+
+// The schema type of `param` of tool `name` (kAny when unknown).
+ParamType ParamTypeOf(const ToolParserOptions& options, std::string_view name,
+                      std::string_view param);
+
+}  // namespace crux::parse::tools
