@@ -73,8 +73,8 @@ std::vector<FixtureCase> LoadFixtureFile(const std::string& file) {
       if (fc.markers_in_content) fc.markers.clear();
       if (fc.check_calls) {
         for (const Json& call : c["tool_calls"]) {
-          fc.tool_calls.push_back(
-              {call.at("name").get<std::string>(), call.at("arguments").dump()});
+          fc.tool_calls.push_back({call.at("name").get<std::string>(), call.at("arguments").dump(),
+                                   call.value("undeclared", false)});
         }
       }
       cases.push_back(std::move(fc));
@@ -219,6 +219,10 @@ std::string CompareWithExpected(const parse::ParseResult& r, const FixtureCase& 
               want.arguments + "; ";
     }
     if (got.id.empty()) diff += "call " + std::to_string(i) + " has no id; ";
+    if (got.declared == want.undeclared) {
+      diff += "call " + std::to_string(i) + (got.declared ? " should be" : " should not be") +
+              " reported as undeclared; ";
+    }
   }
   return diff;
 }

@@ -22,6 +22,7 @@ namespace crux::testing {
 struct ExpectedCall {
   std::string name;
   std::string arguments;  // canonical JSON (parsed and dumped) for comparison
+  bool undeclared = false;  // the name is not among the case's tools
 };
 
 struct FixtureCase {
