@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds crux with clang + ASan/UBSan (tests and libFuzzer targets),
-# and runs every test: unit tests, fixture every-split tests, and short fuzz runs.
+# installs the pinned SDKs for the end-to-end tests, and runs every test: unit tests, fixture
+# every-split tests, short fuzz runs, and the SDK end-to-end tests against `crux serve`.
 # The output ends with ctest's summary; the exit status is non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
+(cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
 cmake --preset asan >/dev/null
 cmake --build --preset asan
 ctest --preset asan -j2

@@ -10,4 +10,7 @@ namespace crux::app {
 // Adds `parse` to `app`; `run` is set to the command's entry point when it is selected.
 void AddParseCommand(CLI::App& app, std::function<int()>& run);
 
+// Adds `serve` to `app`.
+void AddServeCommand(CLI::App& app, std::function<int()>& run);
+
 }  // namespace crux::app

@@ -1,5 +1,5 @@
 // crux: the command line. `crux parse` splits raw model output into reasoning, content and
-// tool calls.
+// tool calls; `crux serve` runs the server.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <functional>
@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "crux 0.1.0");
   std::function<int()> run;
   crux::app::AddParseCommand(app, run);
+  crux::app::AddServeCommand(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

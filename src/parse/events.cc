@@ -11,6 +11,12 @@ std::string_view EventKindName(EventKind kind) {
   return kNames[static_cast<size_t>(kind)];
 }
 
+std::string_view FinishReasonName(FinishReason reason) {
+  static constexpr std::array<std::string_view, 6> kNames = {
+      "stop", "length", "stop_sequence", "tool_calls", "cancelled", "error"};
+  return kNames[static_cast<size_t>(reason)];
+}
+
 void EventSink::AppendText(EventKind kind, int index, std::string_view text) {
   if (text.empty()) return;
   if (!events_.empty()) {

@@ -116,6 +116,8 @@ Expected<ToolSpec> SpecFromJson(const Json& tool, size_t position) {
 
 }  // namespace
 
+bool ToolSpec::callable() const { return type == "function" || type == "custom"; }
+
 ParamType ToolSpec::TypeOf(std::string_view param) const {
   for (const ToolParam& p : params) {
     if (p.name == param) return p.type;
@@ -158,7 +160,7 @@ Expected<std::vector<ToolSpec>> ParseToolSpecs(std::string_view json) {
 
 const ToolSpec* FindTool(const std::vector<ToolSpec>& tools, std::string_view name) {
   for (const ToolSpec& t : tools) {
-    if (t.type == "function" && t.name == name) return &t;
+    if (t.callable() && t.name == name) return &t;
   }
   return nullptr;
 }

@@ -20,6 +20,33 @@ enum class EventKind : uint8_t {
 
 std::string_view EventKindName(EventKind kind);
 
+// Why generation ended, as the pipeline reports it to the protocol encoders (each protocol
+// maps it to its own wire value).
+enum class FinishReason : uint8_t {
+  kStop,          // the model ended its turn (end-of-generation token)
+  kLength,        // max_tokens reached
+  kStopSequence,  // a requested stop string matched
+  kToolCalls,     // the turn ended with tool calls
+  kCancelled,     // the client went away or the request deadline passed
+  kError,         // the engine failed
+};
+
+std::string_view FinishReasonName(FinishReason reason);
+
+struct Usage {
+  int prompt_tokens = 0;
+  int completion_tokens = 0;
+  int reasoning_tokens = 0;  // part of completion_tokens spent in reasoning
+  int cached_tokens = 0;     // part of prompt_tokens served from cache
+};
+
+// The end of one generation.
+struct Completion {
+  FinishReason reason = FinishReason::kStop;
+  std::string stop_sequence;  // kStopSequence: the stop string that matched
+  Usage usage;
+};
+
 struct Event {
   EventKind kind = EventKind::kContent;
   int index = -1;         // tool-call events: 0-based position of the call in this stream

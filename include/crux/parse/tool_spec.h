@@ -33,7 +33,10 @@ struct ToolSpec {
   std::string description;
   std::string parameters_json = "{}";  // the JSON Schema of the arguments, as given
   std::vector<ToolParam> params;        // top-level properties, in schema order
-  std::string type = "function";        // OpenAI tool type; only "function" tools are callable
+  std::string type = "function";        // tool type: "function" (OpenAI) or "custom" (Anthropic)
+                                        // tools are callable; others (web_search, …) are not
+
+  bool callable() const;
 
   // The declared type of parameter `name`, or kAny when unknown.
   ParamType TypeOf(std::string_view param) const;

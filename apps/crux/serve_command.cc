@@ -1,0 +1,128 @@
+// `crux serve`: the OpenAI / Anthropic / Responses compatible server.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "crux/commands.h"
+#include "crux/engine/mock_engine.h"
+#include "crux/parse/reasoning/registry.h"
+#include "crux/parse/tools/registry.h"
+#include "crux/server/server.h"
+
+namespace crux::app {
+namespace {
+
+struct ServeFlags {
+  server::ServerConfig server;
+  std::string engine = "mock";
+  std::string script;
+  std::string model;
+  double tokens_per_second = 0;
+  std::string reasoning_parser;
+  std::string tool_parser;
+  bool enable_auto_tool_choice = false;
+  int default_thinking_budget = 0;
+};
+
+int Fail(const std::string& message) {
+  std::cerr << "crux serve: " << message << "\n";
+  return 2;
+}
+
+int RunServe(ServeFlags& flags) {
+  spdlog::set_default_logger(spdlog::stderr_color_mt("crux"));
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %l %v");
+  if (flags.enable_auto_tool_choice && flags.tool_parser.empty()) {
+    return Fail("--enable-auto-tool-choice requires --tool-call-parser");
+  }
+  if (!flags.reasoning_parser.empty() &&
+      !parse::CreateReasoningParser(flags.reasoning_parser).ok()) {
+    return Fail(parse::CreateReasoningParser(flags.reasoning_parser).error().message());
+  }
+  if (!flags.tool_parser.empty() && !parse::CreateToolParser(flags.tool_parser).ok()) {
+    return Fail(parse::CreateToolParser(flags.tool_parser).error().message());
+  }
+  flags.server.pipeline.reasoning_parser = flags.reasoning_parser;
+  flags.server.pipeline.tool_parser = flags.tool_parser;
+  if (flags.default_thinking_budget > 0) {
+    flags.server.pipeline.default_thinking_budget = flags.default_thinking_budget;
+  }
+
+  std::unique_ptr<engine::Engine> engine;
+  if (flags.engine == "mock") {
+    if (flags.script.empty()) return Fail("--engine mock needs --script FILE or DIRECTORY");
+    const std::string name =
+        flags.server.served_model_name.empty() ? "mock" : flags.server.served_model_name;
+    auto scripts = engine::LoadMockScripts(flags.script, name);
+    if (!scripts.ok()) return Fail(scripts.error().message());
+    engine::MockEngineOptions options;
+    options.scripts = std::move(*scripts);
+    options.tokens_per_second = flags.tokens_per_second;
+    if (flags.server.served_model_name.empty() || options.scripts.size() > 1) {
+      flags.server.served_model_name.clear();  // a script directory names its own models
+    }
+    engine = engine::MakeMockEngine(std::move(options));
+  } else {
+    return Fail("unknown --engine '" + flags.engine + "'; available: mock");
+  }
+
+  server::Server srv(flags.server, *engine);
+  if (Status st = srv.Listen(); !st.ok()) return Fail(st.error().message());
+  spdlog::info("crux serve listening on http://{}:{}", flags.server.host, srv.port());
+  srv.Run();
+  engine->Shutdown();
+  return 0;
+}
+
+}  // namespace
+
+void AddServeCommand(CLI::App& app, std::function<int()>& run) {
+  auto flags = std::make_shared<ServeFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "serve",
+      "Serve OpenAI Chat Completions (/v1/chat/completions), Anthropic Messages (/v1/messages)\n"
+      "and OpenAI Responses (/v1/responses), plus /v1/models, /health and /metrics.");
+  auto& s = flags->server;
+  cmd->add_option("--host", s.host, "Address to listen on")->capture_default_str();
+  cmd->add_option("--port", s.port, "Port to listen on (0: any free port)")->capture_default_str();
+  cmd->add_option("--engine", flags->engine, "Engine: mock (replays --script)")
+      ->capture_default_str();
+  cmd->add_option("--script", flags->script,
+                  "Mock engine: a file with the raw output to replay, or a directory of *.txt "
+                  "files (one model per file, named after it)");
+  cmd->add_option("--tokens-per-second", flags->tokens_per_second,
+                  "Mock engine: pace the replay (0: as fast as possible)")
+      ->capture_default_str();
+  cmd->add_option("--reasoning-parser", flags->reasoning_parser,
+                  "Reasoning parser for every request (see docs/reasoning-parsers.md)");
+  cmd->add_option("--tool-call-parser", flags->tool_parser,
+                  "Tool-call parser for requests with tools (default: auto; see "
+                  "docs/tool-parsers.md)");
+  cmd->add_flag("--enable-auto-tool-choice", flags->enable_auto_tool_choice,
+                "Accepted for vLLM compatibility: tool calls are parsed whenever a request "
+                "declares tools; requires --tool-call-parser");
+  cmd->add_option("--api-key", s.api_key,
+                  "Require this key (Authorization: Bearer KEY or x-api-key: KEY)");
+  cmd->add_option("--served-model-name", s.served_model_name,
+                  "Model name clients use (default: the engine's model ids)");
+  cmd->add_option("--max-concurrent-requests", s.max_concurrent_requests,
+                  "Generations in flight at once; more are answered 429 (0: unlimited)")
+      ->capture_default_str();
+  cmd->add_option("--default-thinking-token-budget", flags->default_thinking_budget,
+                  "Default reasoning token budget per request (0: none)");
+  cmd->add_option("--max-body-bytes", s.max_body_bytes, "Largest request body accepted (413 above)")
+      ->capture_default_str();
+  cmd->add_option("--request-timeout", s.request_timeout_s,
+                  "Per-request deadline in seconds (504, or an in-stream error)")
+      ->capture_default_str();
+  cmd->add_option("--keepalive-interval", s.keepalive_s,
+                  "Seconds of stream idleness before an SSE keep-alive")
+      ->capture_default_str();
+  cmd->add_option("--threads", s.io_threads, "HTTP I/O threads")->capture_default_str();
+  cmd->callback([flags, &run] { run = [flags] { return RunServe(*flags); }; });
+}
+
+}  // namespace crux::app

@@ -1,0 +1,94 @@
+// RequestPipeline: one request's path from engine output to wire frames —
+// engine text → reasoning parser → tool parser → canonical events → protocol encoder.
+// It also decides everything per request that depends on the request and the server's
+// configuration: the prompt, which parsers run (none for `tool_choice: none` or a request
+// without tools), stop strings, and the finish reason. Not thread-safe: one per request, used
+// from the request's session.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "crux/base/error.h"
+#include "crux/engine/engine.h"
+#include "crux/parse/events.h"
+#include "crux/parse/output_parser.h"
+#include "crux/parse/result.h"
+#include "crux/protocol/codec.h"
+#include "crux/protocol/request.h"
+
+namespace crux::pipeline {
+
+struct PipelineConfig {
+  std::string reasoning_parser;  // server default; empty: no reasoning parsing
+  std::string tool_parser;       // server default for requests with tools; empty: "auto"
+  std::optional<int> default_thinking_budget;  // --default-thinking-token-budget
+  uint64_t id_seed = 0;          // 0: random tool-call ids (tests fix it)
+};
+
+// Per-request overrides of the server's parsers (request fields `reasoning_parser` and
+// `tool_call_parser`, a crux extension).
+struct ParserOverrides {
+  std::optional<std::string> reasoning_parser;
+  std::optional<std::string> tool_parser;
+};
+
+// Renders the canonical request into prompt text. A plain ChatML rendering (system, user,
+// assistant turns with tool calls, tool results; the tools' JSON in the system turn), used
+// until a model's own chat template is available.
+std::string RenderPrompt(const protocol::ChatRequest& request);
+
+class RequestPipeline {
+ public:
+  // Validates the request against the configuration (unknown parser names, a named
+  // tool_choice that is not declared) and prepares the engine request.
+  static Expected<std::unique_ptr<RequestPipeline>> Create(const protocol::ChatRequest& request,
+                                                           const PipelineConfig& config,
+                                                           const ParserOverrides& overrides,
+                                                           const protocol::ResponseMeta& meta,
+                                                           const engine::Engine& engine);
+
+  const engine::GenerateRequest& generate_request() const { return generate_; }
+  const protocol::ChatRequest& request() const { return request_; }
+
+  // Streaming: the frames before any output.
+  void Begin(std::string& out);
+  // Streaming: the frames for one engine update (the final update adds the terminal frames).
+  // Non-streaming: accumulates.
+  void OnUpdate(const engine::GenerationUpdate& update, std::string& out);
+  // Streaming: a failure after the first byte (deadline, engine error): in-stream error and
+  // terminal frames. Marks the pipeline finished.
+  void Fail(const Error& error, std::string& out);
+
+  bool finished() const { return finished_; }
+  // Non-streaming: the response body, once finished.
+  std::string Body() const;
+  const parse::Completion& completion() const { return completion_; }
+  const parse::ParseResult& result() const { return result_; }
+  // Time-to-first-output bookkeeping for metrics: true once any frame with model output was
+  // produced.
+  bool produced_output() const { return produced_output_; }
+
+ private:
+  RequestPipeline() = default;
+  void Route(const std::vector<parse::Event>& events, std::string& out);
+  void Complete(const engine::GenerationUpdate& update, std::string& out);
+
+  const engine::Engine* engine_ = nullptr;  // counts reasoning tokens
+  protocol::ChatRequest request_;
+  protocol::ResponseMeta meta_;
+  engine::GenerateRequest generate_;
+  std::unique_ptr<parse::OutputParser> parser_;
+  std::unique_ptr<protocol::StreamEncoder> encoder_;
+  parse::EventSink sink_;
+  parse::ResultBuilder builder_;
+  parse::ParseResult result_;
+  parse::Completion completion_;
+  int completion_tokens_ = 0;
+  int prompt_tokens_ = 0;
+  bool finished_ = false;
+  bool produced_output_ = false;
+};
+
+}  // namespace crux::pipeline

@@ -1,0 +1,85 @@
+// Wire codecs of the three protocols: request decoding with validation, streaming encoders
+// driven by canonical events, non-streaming bodies, and error bodies.
+//
+// Every rule in the SDK contract holds: each Chat Completions tool-call delta carries `index`,
+// the first delta of a call carries `id`, `type:"function"` and `function.name`; Anthropic
+// events all have an `event:` line matching `data.type`; Responses events have
+// `sequence_number`, items are added before they are filled, and the terminal event carries
+// the complete output. The terminal frames are always sent, also when a parser consumed the
+// model's last delta.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "crux/base/error.h"
+#include "crux/parse/events.h"
+#include "crux/parse/result.h"
+#include "crux/protocol/request.h"
+
+namespace crux::protocol {
+
+// Decodes and validates a request body. Errors (kParse for invalid JSON, kInvalidArgument for
+// a bad field) name the offending field (e.g. "messages[2].content must be a string or an
+// array of content parts").
+Expected<ChatRequest> DecodeChatCompletions(std::string_view body);
+Expected<ChatRequest> DecodeAnthropicMessages(std::string_view body);
+Expected<ChatRequest> DecodeResponses(std::string_view body);
+Expected<ChatRequest> DecodeRequest(Api api, std::string_view body);
+
+// Identity of one response, chosen by the server.
+struct ResponseMeta {
+  std::string id;         // chatcmpl-…, msg_…, resp_…
+  int64_t created = 0;    // unix seconds
+  std::string model;      // the served model name ("" = the request's model)
+  int prompt_tokens = 0;  // prompt length, when known before generation (Anthropic
+                          // message_start reports it; End() reports Completion.usage)
+  uint64_t id_seed = 0;   // seeds the ids the encoders make (Responses items, missing tool
+                          // call ids); 0 draws one from the OS, tests fix it
+};
+
+// A new response id in the protocol's style ("chatcmpl-" + 24, "msg_" + 24, "resp_" + 32).
+std::string NewResponseId(Api api);
+
+// Turns canonical events into SSE frames for one streamed response. Not thread-safe.
+class StreamEncoder {
+ public:
+  virtual ~StreamEncoder() = default;
+  // Frames before any model output (role chunk / message_start / response.created +
+  // response.in_progress).
+  virtual void Begin(std::string& out) = 0;
+  // Frames for one canonical event (reasoning/content/tool-call events).
+  virtual void Event(const parse::Event& event, std::string& out) = 0;
+  // Terminal frames: finish reason and usage, then [DONE] / message_stop /
+  // response.completed (or .incomplete) with the complete output.
+  virtual void End(const parse::Completion& completion, std::string& out) = 0;
+  // A failure after the first byte: the protocol's in-stream error event, then whatever
+  // terminal frame the protocol requires.
+  virtual void Fail(const Error& error, std::string& out) = 0;
+  // A keep-alive frame for an idle stream (an SSE comment, or Anthropic's ping event).
+  virtual std::string_view KeepAlive() const = 0;
+};
+
+std::unique_ptr<StreamEncoder> MakeStreamEncoder(const ChatRequest& request,
+                                                 const ResponseMeta& meta);
+
+// The non-streaming response body.
+std::string EncodeBody(const ChatRequest& request, const ResponseMeta& meta,
+                       const parse::ParseResult& result, const parse::Completion& completion);
+
+// An error before the first byte: HTTP status and the vendor's error JSON body
+// (OpenAI {"error":{"message","type","param","code"}}, Anthropic
+// {"type":"error","error":{"type","message"}}).
+struct HttpError {
+  int status = 500;
+  std::string body;
+};
+HttpError EncodeError(Api api, const Error& error);
+HttpError EncodeError(Api api, int status, std::string_view message);
+
+// HTTP status for an error code (400, 401, 404, 413, 429, 500, 503, 504).
+int HttpStatusFor(ErrorCode code);
+
+}  // namespace crux::protocol

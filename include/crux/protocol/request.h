@@ -1,0 +1,92 @@
+// The canonical chat request: what the three wire protocols (OpenAI Chat Completions,
+// Anthropic Messages, OpenAI Responses) decode into. Protocol-neutral except for the fields a
+// protocol must echo back in its response.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "crux/parse/tool_spec.h"
+
+namespace crux::protocol {
+
+enum class Api : uint8_t { kChatCompletions, kAnthropicMessages, kResponses };
+std::string_view ApiName(Api api);  // "chat.completions", "messages", "responses"
+
+enum class Role : uint8_t { kSystem, kUser, kAssistant, kTool };
+std::string_view RoleName(Role role);
+
+struct MessageToolCall {
+  std::string id;
+  std::string name;
+  std::string arguments;  // JSON text of an object
+};
+
+struct Message {
+  Role role = Role::kUser;
+  std::string content;                      // text (parts joined); may be empty
+  std::string reasoning;                    // assistant reasoning/thinking given back in history
+  std::vector<MessageToolCall> tool_calls;  // assistant turns
+  std::string tool_call_id;                 // tool results
+  std::string name;                         // tool results: the tool's name when known
+};
+
+enum class ToolChoiceMode : uint8_t { kAuto, kNone, kRequired, kNamed };
+
+struct ToolChoice {
+  ToolChoiceMode mode = ToolChoiceMode::kAuto;
+  std::string name;  // kNamed
+};
+
+enum class ResponseFormatKind : uint8_t { kText, kJsonObject, kJsonSchema };
+
+struct ResponseFormat {
+  ResponseFormatKind kind = ResponseFormatKind::kText;
+  std::string name;         // json_schema name
+  std::string schema_json;  // json_schema schema (JSON text)
+  bool strict = false;
+};
+
+struct ChatRequest {
+  Api api = Api::kChatCompletions;
+  std::string model;
+  std::vector<Message> messages;  // system/instructions first, merged into one message
+  std::vector<parse::ToolSpec> tools;  // function tools; other tool types are dropped
+  ToolChoice tool_choice;
+  bool parallel_tool_calls = true;
+
+  std::optional<int> max_tokens;  // max_tokens / max_completion_tokens / max_output_tokens
+  std::vector<std::string> stop;  // stop / stop_sequences
+  std::optional<double> temperature;
+  std::optional<double> top_p;
+  std::optional<int> top_k;
+  std::optional<uint64_t> seed;
+
+  bool stream = false;
+  bool include_usage = false;  // stream_options.include_usage (Chat Completions)
+  ResponseFormat response_format;  // response_format / text.format
+
+  // Reasoning controls: enable_thinking from chat_template_kwargs or Anthropic `thinking`
+  // (enabled/disabled); a token budget from `thinking.budget_tokens` or
+  // `thinking_token_budget`; the effort string from `reasoning_effort` / `reasoning.effort`.
+  std::optional<bool> enable_thinking;
+  std::optional<int> thinking_budget_tokens;
+  std::string reasoning_effort;
+  std::string chat_template_kwargs_json = "{}";  // JSON object passed to the chat template
+
+  // Echoed by the Responses API.
+  std::string instructions;
+  std::string metadata_json = "{}";
+  std::optional<std::string> previous_response_id;
+  bool store = true;
+  std::string user;
+  std::string truncation = "disabled";
+  std::string text_format_json;   // the request's `text` object, echoed (Responses)
+  std::string tool_choice_json;   // the request's tool_choice as given, echoed (Responses)
+  std::string tools_json = "[]";  // the request's tools as given, echoed (Responses)
+};
+
+}  // namespace crux::protocol

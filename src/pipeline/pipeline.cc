@@ -1,0 +1,177 @@
+#include "crux/pipeline/pipeline.h"
+
+#include "crux/parse/reasoning/registry.h"
+#include "crux/parse/tools/registry.h"
+#include "crux/text/stream_buffer.h"
+
+namespace crux::pipeline {
+namespace {
+
+// The reasoning parser to run, or "" for none.
+std::string ReasoningParserFor(const protocol::ChatRequest& request, const PipelineConfig& config,
+                               const ParserOverrides& overrides) {
+  std::string name = overrides.reasoning_parser.value_or(config.reasoning_parser);
+  if (request.enable_thinking.has_value() && !*request.enable_thinking) return "";
+  return name;
+}
+
+// The tool parser to run, or "" for none: only when the request declares tools and
+// tool_choice is not "none".
+std::string ToolParserFor(const protocol::ChatRequest& request, const PipelineConfig& config,
+                          const ParserOverrides& overrides) {
+  if (request.tools.empty() || request.tool_choice.mode == protocol::ToolChoiceMode::kNone) {
+    return "";
+  }
+  std::string name = overrides.tool_parser.value_or(config.tool_parser);
+  return name.empty() ? "auto" : name;
+}
+
+// When the rendered prompt ends inside an opened reasoning block, the output starts in it.
+std::optional<bool> PromptOpensReasoning(std::string_view prompt) {
+  const std::string_view tail = text::TrimRight(prompt);
+  for (std::string_view marker : {"<think>", "[THINK]", "<|channel>thought"}) {
+    if (tail.size() >= marker.size() && tail.substr(tail.size() - marker.size()) == marker) {
+      return true;
+    }
+  }
+  return std::nullopt;  // the family's default
+}
+
+parse::FinishReason MapReason(engine::StopReason reason, bool has_calls) {
+  switch (reason) {
+    case engine::StopReason::kEndOfGeneration:
+      return has_calls ? parse::FinishReason::kToolCalls : parse::FinishReason::kStop;
+    case engine::StopReason::kMaxTokens:
+      return parse::FinishReason::kLength;
+    case engine::StopReason::kStopString:
+      return has_calls ? parse::FinishReason::kToolCalls : parse::FinishReason::kStopSequence;
+    case engine::StopReason::kCancelled:
+      return parse::FinishReason::kCancelled;
+    case engine::StopReason::kError:
+      return parse::FinishReason::kError;
+  }
+  return parse::FinishReason::kStop;
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
+    const protocol::ChatRequest& request, const PipelineConfig& config,
+    const ParserOverrides& overrides, const protocol::ResponseMeta& meta,
+    const engine::Engine& engine) {
+  if (request.tool_choice.mode == protocol::ToolChoiceMode::kNamed &&
+      parse::FindTool(request.tools, request.tool_choice.name) == nullptr) {
+    std::string declared;
+    for (const parse::ToolSpec& t : request.tools) {
+      if (!declared.empty()) declared += ", ";
+      declared += t.name;
+    }
+    return Error(ErrorCode::kInvalidArgument, "tool_choice names function '" +
+                                                  request.tool_choice.name +
+                                                  "', which is not in tools (declared: " +
+                                                  (declared.empty() ? "none" : declared) + ")");
+  }
+  std::unique_ptr<RequestPipeline> p(new RequestPipeline());
+  p->engine_ = &engine;
+  p->request_ = request;
+  p->generate_.prompt = RenderPrompt(request);
+  p->meta_ = meta;
+  p->meta_.prompt_tokens = engine.CountTokens(request.model, p->generate_.prompt);
+  p->generate_.model = request.model;
+  p->generate_.max_tokens = request.max_tokens.value_or(0);
+  p->generate_.stop = request.stop;
+  for (const protocol::Message& m : request.messages) {
+    if (m.role == protocol::Role::kAssistant) ++p->generate_.prior_assistant_turns;
+  }
+  if (request.temperature) p->generate_.sampling.temperature = *request.temperature;
+  if (request.top_p) p->generate_.sampling.top_p = *request.top_p;
+  if (request.top_k) p->generate_.sampling.top_k = *request.top_k;
+  if (request.seed) p->generate_.sampling.seed = *request.seed;
+
+  std::unique_ptr<parse::ReasoningParser> reasoning;
+  if (const std::string name = ReasoningParserFor(request, config, overrides); !name.empty()) {
+    parse::ReasoningOptions options;
+    options.start_in_reasoning = PromptOpensReasoning(p->generate_.prompt);
+    auto created = parse::CreateReasoningParser(name, options);
+    if (!created.ok()) {  // a bad name in the request (or flags): the request is at fault
+      return Error(ErrorCode::kInvalidArgument,
+                   created.error().WithContext("reasoning_parser").message());
+    }
+    reasoning = std::move(*created);
+  }
+  std::unique_ptr<parse::ToolParser> tools;
+  if (const std::string name = ToolParserFor(request, config, overrides); !name.empty()) {
+    parse::ToolParserOptions options;
+    options.tools = request.tools;
+    options.id_seed = config.id_seed;
+    auto created = parse::CreateToolParser(name, options);
+    if (!created.ok()) {
+      return Error(ErrorCode::kInvalidArgument,
+                   created.error().WithContext("tool_call_parser").message());
+    }
+    tools = std::move(*created);
+  }
+  p->parser_ = std::make_unique<parse::OutputParser>(std::move(reasoning), std::move(tools));
+  p->parser_->Reset();
+  if (request.stream) p->encoder_ = protocol::MakeStreamEncoder(request, p->meta_);
+  return p;
+}
+
+void RequestPipeline::Begin(std::string& out) {
+  if (encoder_) encoder_->Begin(out);
+}
+
+void RequestPipeline::Route(const std::vector<parse::Event>& events, std::string& out) {
+  for (const parse::Event& e : events) {
+    builder_.Add(e);
+    if (encoder_) encoder_->Event(e, out);
+    produced_output_ = true;
+  }
+}
+
+void RequestPipeline::OnUpdate(const engine::GenerationUpdate& update, std::string& out) {
+  if (finished_) return;
+  completion_tokens_ += update.tokens;
+  prompt_tokens_ = update.prompt_tokens;
+  if (!update.text.empty()) {
+    sink_.Clear();
+    parser_->Feed(update.text, sink_);
+    Route(sink_.events(), out);
+  }
+  if (update.finished) Complete(update, out);
+}
+
+void RequestPipeline::Complete(const engine::GenerationUpdate& update, std::string& out) {
+  sink_.Clear();
+  parser_->Finish(sink_);
+  Route(sink_.events(), out);
+  result_ = builder_.Take();
+  completion_.reason = MapReason(update.reason, !result_.tool_calls.empty());
+  completion_.stop_sequence = update.stop_string;
+  completion_.usage.prompt_tokens = prompt_tokens_;
+  completion_.usage.completion_tokens = completion_tokens_;
+  if (result_.reasoning) {
+    completion_.usage.reasoning_tokens =
+        std::min(completion_tokens_, engine_->CountTokens(generate_.model, *result_.reasoning));
+  }
+  finished_ = true;
+  if (!encoder_) return;
+  if (update.reason == engine::StopReason::kError) {
+    encoder_->Fail(Error(ErrorCode::kInternal, update.error.empty() ? "engine error" : update.error),
+                   out);
+    return;
+  }
+  encoder_->End(completion_, out);
+}
+
+void RequestPipeline::Fail(const Error& error, std::string& out) {
+  if (finished_) return;
+  finished_ = true;
+  if (encoder_) encoder_->Fail(error, out);
+}
+
+std::string RequestPipeline::Body() const {
+  return protocol::EncodeBody(request_, meta_, result_, completion_);
+}
+
+}  // namespace crux::pipeline

@@ -1,0 +1,141 @@
+#include "protocol/errors.h"
+
+#include "crux/protocol/codec.h"
+
+namespace crux::protocol {
+namespace internal {
+namespace {
+
+bool IsPathChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.' || c == '[' || c == ']';
+}
+
+}  // namespace
+
+std::string_view OpenAiErrorType(int status) {
+  switch (status) {
+    case 401:
+      return "authentication_error";
+    case 403:
+      return "permission_error";
+    case 404:
+      return "not_found_error";
+    case 429:
+      return "rate_limit_error";
+    default:
+      return status >= 400 && status < 499 ? "invalid_request_error" : "server_error";
+  }
+}
+
+std::string_view AnthropicErrorType(int status) {
+  switch (status) {
+    case 401:
+      return "authentication_error";
+    case 403:
+      return "permission_error";
+    case 404:
+      return "not_found_error";
+    case 413:
+      return "request_too_large";
+    case 429:
+      return "rate_limit_error";
+    case 503:
+    case 529:
+      return "overloaded_error";
+    default:
+      return status >= 400 && status < 499 ? "invalid_request_error" : "api_error";
+  }
+}
+
+std::string_view ResponsesErrorCode(int status) {
+  if (status == 429) return "rate_limit_exceeded";
+  return status >= 400 && status < 499 ? "invalid_prompt" : "server_error";
+}
+
+std::string ParamOf(std::string_view message) {
+  size_t end = 0;
+  while (end < message.size() && IsPathChar(message[end]))
+    ++end;
+  if (end == 0 || !((message[0] >= 'a' && message[0] <= 'z') || message[0] == '_')) return "";
+  std::string_view rest = message.substr(end);
+  for (std::string_view verb : {" must ", " is ", " names ", " has ", " nests "}) {
+    if (rest.starts_with(verb)) return std::string(message.substr(0, end));
+  }
+  return "";
+}
+
+std::string ErrorMessage(int status, std::string_view message) {
+  if (!message.empty()) return std::string(message);
+  return "request failed with status " + std::to_string(status);
+}
+
+Json OpenAiErrorObject(int status, std::string_view message, std::string_view param) {
+  Json error = Json::object();
+  error["message"] = ErrorMessage(status, message);
+  error["type"] = OpenAiErrorType(status);
+  error["param"] = param.empty() ? Json(nullptr) : Json(param);
+  if (status == 401) {
+    error["code"] = "invalid_api_key";
+  } else if (status == 429) {
+    error["code"] = "rate_limit_exceeded";
+  } else {
+    error["code"] = nullptr;
+  }
+  return error;
+}
+
+}  // namespace internal
+
+int HttpStatusFor(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kInvalidArgument:
+    case ErrorCode::kParse:
+    case ErrorCode::kUnsupported:
+      return 400;
+    case ErrorCode::kUnauthenticated:
+      return 401;
+    case ErrorCode::kNotFound:
+      return 404;
+    case ErrorCode::kLimit:
+      return 413;
+    case ErrorCode::kCancelled:
+      return 499;
+    case ErrorCode::kUnavailable:
+      return 503;
+    case ErrorCode::kIo:
+    case ErrorCode::kInternal:
+      return 500;
+  }
+  return 500;
+}
+
+namespace {
+
+HttpError Encode(Api api, int status, std::string_view message, std::string_view param) {
+  internal::Json body = internal::Json::object();
+  if (api == Api::kAnthropicMessages) {
+    body["type"] = "error";
+    body["error"] = {{"type", internal::AnthropicErrorType(status)},
+                     {"message", internal::ErrorMessage(status, message)}};
+  } else {
+    body["error"] = internal::OpenAiErrorObject(status, message, param);
+  }
+  return HttpError{status, internal::Dump(body)};
+}
+
+}  // namespace
+
+HttpError EncodeError(Api api, const Error& error) {
+  const int status = HttpStatusFor(error.code());
+  const bool names_field =
+      error.code() == ErrorCode::kInvalidArgument || error.code() == ErrorCode::kUnsupported;
+  return Encode(api, status, error.message(),
+                names_field ? internal::ParamOf(error.message()) : std::string());
+}
+
+HttpError EncodeError(Api api, int status, std::string_view message) {
+  return Encode(api, status, message, "");
+}
+
+}  // namespace crux::protocol

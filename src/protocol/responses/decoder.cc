@@ -1,0 +1,256 @@
+// OpenAI Responses request → ChatRequest.
+#include <limits>
+
+#include "crux/protocol/codec.h"
+#include "protocol/decode.h"
+
+namespace crux::protocol {
+namespace {
+
+using internal::IndexPath;
+using internal::Json;
+using internal::Member;
+using internal::MessageBuilder;
+using internal::MustBe;
+using internal::ReadString;
+
+// The assistant turn that the next item of a model turn belongs to. Items of one turn
+// (reasoning, message, function calls) arrive one by one; they are merged into one
+// assistant message as long as they come in that order.
+Message& AssistantFor(MessageBuilder& builder, bool is_call) {
+  Message* last = builder.LastAssistant();
+  if (last != nullptr && (is_call || (last->content.empty() && last->tool_calls.empty()))) {
+    return *last;
+  }
+  return builder.Add(Role::kAssistant);
+}
+
+Status ReadMessageItem(const Json& item, const std::string& path, MessageBuilder& builder) {
+  std::string role;
+  CRUX_PROTO_TRY(ReadString(item, "role", path + ".role", role));
+  std::string text;
+  if (const Json* content = Member(item, "content")) {
+    auto read = internal::ReadContentText(*content, path + ".content",
+                                          {"input_text", "output_text", "text"});
+    if (!read.ok()) return read.error();
+    text = std::move(*read);
+  }
+  if (role == "system" || role == "developer") {
+    builder.AddSystem(std::move(text));
+  } else if (role == "user") {
+    builder.Add(Role::kUser).content = std::move(text);
+  } else if (role == "assistant") {
+    AssistantFor(builder, false).content = std::move(text);
+  } else {
+    return MustBe(path + ".role", "one of user, assistant, system, developer (got '" + role + "')");
+  }
+  return Status();
+}
+
+Status ReadFunctionCall(const Json& item, const std::string& path, MessageBuilder& builder) {
+  MessageToolCall call;
+  const Json* call_id = Member(item, "call_id");
+  if (call_id == nullptr || !call_id->is_string()) return MustBe(path + ".call_id", "a string");
+  call.id = call_id->get<std::string>();
+  const Json* name = Member(item, "name");
+  if (name == nullptr || !name->is_string() || name->get_ref<const std::string&>().empty()) {
+    return MustBe(path + ".name", "a non-empty string");
+  }
+  call.name = name->get<std::string>();
+  auto arguments = internal::ReadArguments(Member(item, "arguments"), path + ".arguments");
+  if (!arguments.ok()) return arguments.error();
+  call.arguments = std::move(*arguments);
+  builder.NoteCall(call.id, call.name);
+  AssistantFor(builder, true).tool_calls.push_back(std::move(call));
+  return Status();
+}
+
+Status ReadFunctionOutput(const Json& item, const std::string& path, MessageBuilder& builder) {
+  const Json* call_id = Member(item, "call_id");
+  if (call_id == nullptr || !call_id->is_string()) return MustBe(path + ".call_id", "a string");
+  std::string output;
+  if (const Json* value = Member(item, "output")) {
+    auto read =
+        internal::ReadContentText(*value, path + ".output", {"input_text", "output_text", "text"});
+    if (!read.ok()) return read.error();
+    output = std::move(*read);
+  }
+  Message& m = builder.Add(Role::kTool);
+  m.tool_call_id = call_id->get<std::string>();
+  m.name = builder.CallName(m.tool_call_id);
+  m.content = std::move(output);
+  return Status();
+}
+
+// A reasoning item's text: its reasoning_text content, else its summary texts.
+Status ReadReasoning(const Json& item, const std::string& path, MessageBuilder& builder) {
+  std::string text;
+  for (const char* key : {"content", "summary"}) {
+    const Json* parts = Member(item, key);
+    if (parts == nullptr || !text.empty()) continue;
+    auto read =
+        internal::ReadContentText(*parts, path + "." + key, {"reasoning_text", "summary_text"});
+    if (!read.ok()) return read.error();
+    text = std::move(*read);
+  }
+  if (text.empty()) return Status();  // e.g. only encrypted_content
+  Message& m = AssistantFor(builder, false);
+  if (!m.reasoning.empty()) m.reasoning += '\n';
+  m.reasoning += text;
+  return Status();
+}
+
+Status ReadItem(const Json& item, const std::string& path, MessageBuilder& builder) {
+  if (!item.is_object()) return MustBe(path, "an object");
+  std::string type;
+  CRUX_PROTO_TRY(ReadString(item, "type", path + ".type", type));
+  if (type.empty() && Member(item, "role") != nullptr) type = "message";
+  if (type == "message") return ReadMessageItem(item, path, builder);
+  if (type == "function_call") return ReadFunctionCall(item, path, builder);
+  if (type == "function_call_output") return ReadFunctionOutput(item, path, builder);
+  if (type == "reasoning") return ReadReasoning(item, path, builder);
+  if (internal::IsMediaType(type)) {
+    return Error(ErrorCode::kUnsupported,
+                 path + " is " + type + " content, which is not supported (text only)");
+  }
+  return Status();  // item_reference, hosted-tool calls and other items are skipped
+}
+
+Status ReadInput(const Json& body, MessageBuilder& builder) {
+  const Json* input = Member(body, "input");
+  if (input == nullptr) {
+    if (Member(body, "previous_response_id") != nullptr) return Status();
+    return Error(ErrorCode::kInvalidArgument, "input is required");
+  }
+  if (input->is_string()) {
+    builder.Add(Role::kUser).content = input->get<std::string>();
+    return Status();
+  }
+  if (!input->is_array()) return MustBe("input", "a string or an array of input items");
+  for (size_t i = 0; i < input->size(); ++i) {
+    CRUX_PROTO_TRY(ReadItem((*input)[i], IndexPath("input", i), builder));
+  }
+  return Status();
+}
+
+Status ReadTools(const Json& body, ChatRequest& request) {
+  const Json* tools = Member(body, "tools");
+  if (tools == nullptr) return Status();
+  if (!tools->is_array()) return MustBe("tools", "an array");
+  for (size_t i = 0; i < tools->size(); ++i) {
+    const Json& tool = (*tools)[i];
+    const std::string path = IndexPath("tools", i);
+    if (!tool.is_object()) return MustBe(path, "an object");
+    std::string type;
+    CRUX_PROTO_TRY(ReadString(tool, "type", path + ".type", type));
+    if (type != "function") continue;  // web_search, namespace, mcp, custom, … are skipped
+    auto spec = internal::ReadFunctionTool(tool, path, "parameters");
+    if (!spec.ok()) return spec.error();
+    request.tools.push_back(std::move(*spec));
+  }
+  request.tools_json = internal::Dump(*tools);
+  return Status();
+}
+
+Status ReadToolChoice(const Json& body, ChatRequest& request) {
+  const Json* choice = Member(body, "tool_choice");
+  if (choice == nullptr) return Status();
+  request.tool_choice_json = internal::Dump(*choice);
+  constexpr std::string_view kShapes =
+      "\"auto\", \"none\", \"required\" or {\"type\":\"function\",\"name\":…}";
+  if (choice->is_string()) {
+    const std::string& mode = choice->get_ref<const std::string&>();
+    if (mode == "auto") {
+      request.tool_choice.mode = ToolChoiceMode::kAuto;
+    } else if (mode == "none") {
+      request.tool_choice.mode = ToolChoiceMode::kNone;
+    } else if (mode == "required") {
+      request.tool_choice.mode = ToolChoiceMode::kRequired;
+    } else {
+      return MustBe("tool_choice", std::string(kShapes) + " (got '" + mode + "')");
+    }
+    return Status();
+  }
+  if (!choice->is_object()) return MustBe("tool_choice", kShapes);
+  std::string type;
+  CRUX_PROTO_TRY(ReadString(*choice, "type", "tool_choice.type", type));
+  if (type != "function") {
+    return Error(ErrorCode::kUnsupported,
+                 "tool_choice.type '" + type + "' is not supported (use \"function\")");
+  }
+  const Json* name = Member(*choice, "name");
+  if (name == nullptr || !name->is_string() || name->get_ref<const std::string&>().empty()) {
+    return MustBe("tool_choice.name", "a non-empty string");
+  }
+  request.tool_choice = {ToolChoiceMode::kNamed, name->get<std::string>()};
+  return Status();
+}
+
+// `text: {format: {type: "text"|"json_object"|"json_schema", name, schema, strict}}`.
+Status ReadText(const Json& body, ChatRequest& request) {
+  const Json* text = Member(body, "text");
+  if (text == nullptr) return Status();
+  if (!text->is_object()) return MustBe("text", "an object");
+  request.text_format_json = internal::Dump(*text);
+  const Json* format = Member(*text, "format");
+  if (format == nullptr) return Status();
+  if (!format->is_object()) return MustBe("text.format", "an object");
+  std::string type;
+  CRUX_PROTO_TRY(ReadString(*format, "type", "text.format.type", type));
+  if (type == "text") {
+    request.response_format.kind = ResponseFormatKind::kText;
+  } else if (type == "json_object") {
+    request.response_format.kind = ResponseFormatKind::kJsonObject;
+  } else if (type == "json_schema") {
+    CRUX_PROTO_TRY(internal::ReadJsonSchema(*format, "text.format", request.response_format));
+  } else {
+    return MustBe("text.format.type", "one of text, json_object, json_schema (got '" + type + "')");
+  }
+  return Status();
+}
+
+Status ReadOptions(const Json& body, ChatRequest& request) {
+  CRUX_PROTO_TRY(internal::ReadMaxTokens(body, "max_output_tokens", request));
+  CRUX_PROTO_TRY(internal::ReadSampling(body, 2.0, request));
+  CRUX_PROTO_TRY(internal::ReadStop(body, "stop", request));
+  CRUX_PROTO_TRY(internal::ReadBool(body, "stream", "stream", request.stream));
+  CRUX_PROTO_TRY(internal::ReadBool(body, "parallel_tool_calls", "parallel_tool_calls",
+                                    request.parallel_tool_calls));
+  CRUX_PROTO_TRY(internal::ReadBool(body, "store", "store", request.store));
+  CRUX_PROTO_TRY(ReadString(body, "user", "user", request.user));
+  CRUX_PROTO_TRY(internal::ReadObjectText(body, "metadata", "metadata", request.metadata_json));
+  CRUX_PROTO_TRY(internal::ReadOptString(body, "previous_response_id", "previous_response_id",
+                                         request.previous_response_id));
+  CRUX_PROTO_TRY(ReadString(body, "truncation", "truncation", request.truncation));
+  if (request.truncation != "auto" && request.truncation != "disabled") {
+    return MustBe("truncation", "\"auto\" or \"disabled\" (got '" + request.truncation + "')");
+  }
+  if (const Json* reasoning = Member(body, "reasoning")) {
+    if (!reasoning->is_object()) return MustBe("reasoning", "an object");
+    CRUX_PROTO_TRY(ReadString(*reasoning, "effort", "reasoning.effort", request.reasoning_effort));
+  }
+  CRUX_PROTO_TRY(ReadText(body, request));
+  return internal::ReadExtensions(body, request);
+}
+
+}  // namespace
+
+Expected<ChatRequest> DecodeResponses(std::string_view body_text) {
+  auto body = internal::ParseObject(body_text);
+  if (!body.ok()) return body.error();
+  ChatRequest request;
+  request.api = Api::kResponses;
+  CRUX_PROTO_TRY(internal::ReadModel(*body, request));
+  CRUX_PROTO_TRY(ReadString(*body, "instructions", "instructions", request.instructions));
+  MessageBuilder builder;
+  builder.AddSystem(request.instructions);
+  CRUX_PROTO_TRY(ReadInput(*body, builder));
+  request.messages = builder.Take();
+  CRUX_PROTO_TRY(ReadTools(*body, request));
+  CRUX_PROTO_TRY(ReadToolChoice(*body, request));
+  CRUX_PROTO_TRY(ReadOptions(*body, request));
+  CRUX_PROTO_TRY(internal::CheckToolChoice(request, "required"));
+  return request;
+}
+
+}  // namespace crux::protocol

@@ -1,0 +1,83 @@
+#include "server/metrics.h"
+
+#include <cstdio>
+
+namespace crux::server {
+namespace {
+
+void AppendNumber(std::string& out, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  out += buf;
+}
+
+}  // namespace
+
+void Histogram::Observe(double seconds) {
+  size_t i = 0;
+  while (i < kBounds.size() && seconds > kBounds[i]) ++i;
+  ++buckets_[i];
+  ++count_;
+  sum_micros_ += static_cast<uint64_t>(seconds * 1e6);
+}
+
+void Histogram::Render(std::string& out, std::string_view name, std::string_view help) const {
+  out += "# HELP " + std::string(name) + " " + std::string(help) + "\n";
+  out += "# TYPE " + std::string(name) + " histogram\n";
+  uint64_t cumulative = 0;
+  for (size_t i = 0; i <= kBounds.size(); ++i) {
+    cumulative += buckets_[i].load();
+    out += std::string(name) + "_bucket{le=\"";
+    if (i < kBounds.size()) {
+      AppendNumber(out, kBounds[i]);
+    } else {
+      out += "+Inf";
+    }
+    out += "\"} " + std::to_string(cumulative) + "\n";
+  }
+  out += std::string(name) + "_sum ";
+  AppendNumber(out, static_cast<double>(sum_micros_.load()) / 1e6);
+  out += "\n" + std::string(name) + "_count " + std::to_string(count_.load()) + "\n";
+}
+
+void Metrics::RequestDone(Endpoint endpoint, int status, double seconds) {
+  const int cls = status / 100 - 1;
+  if (cls >= 0 && cls < kStatusClasses) ++requests_[endpoint][static_cast<size_t>(cls)];
+  duration_.Observe(seconds);
+}
+
+std::string Metrics::Render() const {
+  static constexpr const char* kEndpoints[] = {"chat_completions", "messages", "responses", "other"};
+  std::string out;
+  out += "# HELP crux_requests_total HTTP requests by endpoint and status class.\n";
+  out += "# TYPE crux_requests_total counter\n";
+  for (int e = 0; e < kEndpointCount; ++e) {
+    for (int c = 0; c < kStatusClasses; ++c) {
+      out += "crux_requests_total{endpoint=\"" + std::string(kEndpoints[e]) + "\",status=\"" +
+             std::to_string(c + 1) + "xx\"} " +
+             std::to_string(requests_[static_cast<size_t>(e)][static_cast<size_t>(c)].load()) +
+             "\n";
+    }
+  }
+  out += "# HELP crux_prompt_tokens_total Prompt tokens processed.\n";
+  out += "# TYPE crux_prompt_tokens_total counter\n";
+  out += "crux_prompt_tokens_total " + std::to_string(prompt_tokens_.load()) + "\n";
+  out += "# HELP crux_generation_tokens_total Tokens generated.\n";
+  out += "# TYPE crux_generation_tokens_total counter\n";
+  out += "crux_generation_tokens_total " + std::to_string(completion_tokens_.load()) + "\n";
+  out += "# HELP crux_cancelled_total Generations cancelled (client gone or deadline).\n";
+  out += "# TYPE crux_cancelled_total counter\n";
+  out += "crux_cancelled_total " + std::to_string(cancelled_.load()) + "\n";
+  out += "# HELP crux_active_streams Streaming responses in progress.\n";
+  out += "# TYPE crux_active_streams gauge\n";
+  out += "crux_active_streams " + std::to_string(active_streams_.load()) + "\n";
+  out += "# HELP crux_active_generations Generations in flight.\n";
+  out += "# TYPE crux_active_generations gauge\n";
+  out += "crux_active_generations " + std::to_string(active_generations_.load()) + "\n";
+  duration_.Render(out, "crux_request_duration_seconds", "Time from request to last byte.");
+  ttfb_.Render(out, "crux_time_to_first_byte_seconds",
+               "Time from request to the first byte of model output.");
+  return out;
+}
+
+}  // namespace crux::server

@@ -1,0 +1,59 @@
+// Prometheus metrics of the server: request counts, tokens, latency histograms, active streams.
+// Thread-safe (atomics); rendered in the Prometheus text format on GET /metrics.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace crux::server {
+
+class Histogram {
+ public:
+  static constexpr std::array<double, 14> kBounds = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                                     0.1,   0.25,   0.5,   1,    2.5,   5,
+                                                     10,    30};
+  void Observe(double seconds);
+  void Render(std::string& out, std::string_view name, std::string_view help) const;
+
+ private:
+  std::array<std::atomic<uint64_t>, kBounds.size() + 1> buckets_{};
+  std::atomic<uint64_t> count_{0};
+  std::atomic<uint64_t> sum_micros_{0};
+};
+
+class Metrics {
+ public:
+  // Endpoints counted separately.
+  enum Endpoint : int { kChat = 0, kMessages, kResponses, kOther, kEndpointCount };
+
+  void RequestDone(Endpoint endpoint, int status, double seconds);
+  void FirstByte(double seconds) { ttfb_.Observe(seconds); }
+  void Tokens(int prompt, int completion) {
+    prompt_tokens_ += static_cast<uint64_t>(prompt);
+    completion_tokens_ += static_cast<uint64_t>(completion);
+  }
+  void StreamStarted() { ++active_streams_; }
+  void StreamEnded() { --active_streams_; }
+  void GenerationStarted() { ++active_generations_; }
+  void GenerationEnded() { --active_generations_; }
+  int active_generations() const { return active_generations_.load(); }
+  void Cancelled() { ++cancelled_; }
+
+  std::string Render() const;
+
+ private:
+  static constexpr int kStatusClasses = 5;  // 1xx..5xx
+  std::array<std::array<std::atomic<uint64_t>, kStatusClasses>, kEndpointCount> requests_{};
+  std::atomic<uint64_t> prompt_tokens_{0};
+  std::atomic<uint64_t> completion_tokens_{0};
+  std::atomic<uint64_t> cancelled_{0};
+  std::atomic<int64_t> active_streams_{0};
+  std::atomic<int> active_generations_{0};
+  Histogram duration_;
+  Histogram ttfb_;
+};
+
+}  // namespace crux::server

@@ -1,0 +1,196 @@
+// HTTP-level behaviour of `crux serve`: error statuses and bodies for bad requests, limits,
+// authentication, health and metrics, keep-alives, and cancellation when a client disconnects.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { metric, startServer } from './lib/server.mjs';
+
+async function post(url, path, body, headers = {}) {
+  const res = await fetch(url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json = null;
+  try { json = JSON.parse(text); } catch { /* not JSON */ }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+const chat = (extra = {}) => ({ model: 'plain', messages: [{ role: 'user', content: 'hi' }], ...extra });
+
+describe('crux serve over HTTP', () => {
+  let server;
+  before(async () => {
+    server = await startServer(['--max-body-bytes', '65536', '--tokens-per-second', '0']);
+  });
+  after(async () => server.stop());
+
+  test('health and models', async () => {
+    const h = await fetch(`${server.url}/health`);
+    assert.equal(h.status, 200);
+    assert.deepEqual(await h.json(), { status: 'ok' });
+    const m = await (await fetch(`${server.url}/v1/models`)).json();
+    assert.equal(m.object, 'list');
+    assert.ok(m.data.some((d) => d.id === 'reasoning'));
+  });
+
+  test('invalid JSON is a 400 in each vendor shape', async () => {
+    const o = await post(server.url, '/v1/chat/completions', '{"model": ');
+    assert.equal(o.status, 400);
+    assert.equal(typeof o.json.error.message, 'string');
+    assert.equal(o.json.error.type, 'invalid_request_error');
+    const a = await post(server.url, '/v1/messages', '{nope');
+    assert.equal(a.status, 400);
+    assert.equal(a.json.type, 'error');
+    assert.equal(a.json.error.type, 'invalid_request_error');
+    const r = await post(server.url, '/v1/responses', '[');
+    assert.equal(r.status, 400);
+    assert.ok(r.json.error.message);
+  });
+
+  test('wrong types name the field', async () => {
+    const o = await post(server.url, '/v1/chat/completions', chat({ messages: 'hi' }));
+    assert.equal(o.status, 400);
+    assert.match(o.json.error.message, /messages/);
+    const t = await post(server.url, '/v1/chat/completions', chat({ temperature: 'hot' }));
+    assert.equal(t.status, 400);
+    assert.match(t.json.error.message, /temperature/);
+  });
+
+  test('missing model is a 400, unknown model a 404', async () => {
+    const missing = await post(server.url, '/v1/chat/completions', { messages: [{ role: 'user', content: 'x' }] });
+    assert.equal(missing.status, 400);
+    assert.match(missing.json.error.message, /model/);
+    const unknown = await post(server.url, '/v1/messages', { model: 'gpt-9', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] });
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.json.error.type, 'not_found_error');
+  });
+
+  test('an unknown parser named in a request is a 400 listing the available ones', async () => {
+    const r = await post(server.url, '/v1/chat/completions', chat({ reasoning_parser: 'qwen9' }));
+    assert.equal(r.status, 400);
+    assert.match(r.json.error.message, /unknown reasoning parser 'qwen9'.*deepseek_r1/);
+  });
+
+  test('an oversized body is a 413', async () => {
+    const r = await post(server.url, '/v1/chat/completions', chat({ messages: [{ role: 'user', content: 'x'.repeat(70000) }] }));
+    assert.equal(r.status, 413);
+    assert.match(r.text, /limit/);
+  });
+
+  test('unknown routes are 404 and GET on an API route is 405', async () => {
+    assert.equal((await fetch(`${server.url}/v2/nothing`)).status, 404);
+    assert.equal((await fetch(`${server.url}/v1/chat/completions`)).status, 405);
+  });
+
+  test('streams are SSE with every Anthropic event named', async () => {
+    const res = await fetch(`${server.url}/v1/messages`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'weather', max_tokens: 200, stream: true, messages: [{ role: 'user', content: 'x' }],
+        tools: [{ name: 'get_weather', input_schema: { type: 'object' } }] }),
+    });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type'), /^text\/event-stream/);
+    const text = await res.text();
+    const events = text.split('\n\n').filter((e) => e.trim() && !e.startsWith(':'));
+    for (const e of events) {
+      const name = e.match(/^event: (\S+)$/m)?.[1];
+      const data = JSON.parse(e.match(/^data: (.*)$/m)[1]);
+      assert.equal(name, data.type);
+    }
+    const types = events.map((e) => e.match(/^event: (\S+)$/m)[1]);
+    assert.equal(types[0], 'message_start');
+    assert.equal(types.at(-1), 'message_stop');
+  });
+
+  test('a client that disconnects mid-stream cancels its generation', async () => {
+    const slow = await startServer(['--tokens-per-second', '40']);
+    try {
+      const controller = new AbortController();
+      const res = await fetch(`${slow.url}/v1/chat/completions`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, signal: controller.signal,
+        body: JSON.stringify({ model: 'long', stream: true, messages: [{ role: 'user', content: 'x' }] }),
+      });
+      const reader = res.body.getReader();
+      await reader.read();
+      await reader.read();
+      assert.equal(await metric(slow.url, 'crux_active_generations'), 1);
+      controller.abort();
+      let active = 1;
+      for (let i = 0; i < 50 && active !== 0; ++i) {
+        await sleep(20);
+        active = await metric(slow.url, 'crux_active_generations');
+      }
+      assert.equal(active, 0);
+      assert.equal(await metric(slow.url, 'crux_cancelled_total'), 1);
+    } finally {
+      await slow.stop();
+    }
+  });
+
+  test('the concurrency limit answers 429 with Retry-After', async () => {
+    const limited = await startServer(['--tokens-per-second', '20', '--max-concurrent-requests', '1']);
+    try {
+      const controller = new AbortController();
+      const first = await fetch(`${limited.url}/v1/chat/completions`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, signal: controller.signal,
+        body: JSON.stringify({ model: 'long', stream: true, messages: [{ role: 'user', content: 'x' }] }),
+      });
+      await first.body.getReader().read();
+      const second = await post(limited.url, '/v1/chat/completions', chat());
+      assert.equal(second.status, 429);
+      assert.equal(second.headers.get('retry-after'), '1');
+      assert.equal(second.json.error.type, 'rate_limit_error');
+      controller.abort();
+    } finally {
+      await limited.stop();
+    }
+  });
+
+  test('keep-alive comments are sent while a stream is idle', async () => {
+    const slow = await startServer(['--tokens-per-second', '2', '--keepalive-interval', '0.2']);
+    try {
+      const controller = new AbortController();
+      const res = await fetch(`${slow.url}/v1/chat/completions`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, signal: controller.signal,
+        body: JSON.stringify({ model: 'long', stream: true, messages: [{ role: 'user', content: 'x' }] }),
+      });
+      const reader = res.body.getReader();
+      const decoder = new TextDecoder();
+      let seen = '';
+      const until = Date.now() + 3000;
+      while (!seen.includes(': keep-alive') && Date.now() < until) {
+        const { value } = await reader.read();
+        seen += decoder.decode(value);
+      }
+      controller.abort();
+      assert.match(seen, /^: keep-alive$/m);
+    } finally {
+      await slow.stop();
+    }
+  });
+
+  test('API keys: Bearer and x-api-key both work; a wrong key is a 401', async () => {
+    const secured = await startServer(['--api-key', 'sk-secret']);
+    try {
+      assert.equal((await post(secured.url, '/v1/chat/completions', chat(), { authorization: 'Bearer sk-secret' })).status, 200);
+      assert.equal((await post(secured.url, '/v1/chat/completions', chat(), { 'x-api-key': 'sk-secret' })).status, 200);
+      const bad = await post(secured.url, '/v1/chat/completions', chat(), { authorization: 'Bearer nope' });
+      assert.equal(bad.status, 401);
+      assert.equal(bad.json.error.type, 'authentication_error');
+      assert.equal((await post(secured.url, '/v1/messages', { model: 'plain', max_tokens: 5, messages: [] })).status, 401);
+    } finally {
+      await secured.stop();
+    }
+  });
+
+  test('metrics count requests and tokens', async () => {
+    await post(server.url, '/v1/chat/completions', chat());
+    const text = await (await fetch(`${server.url}/metrics`)).text();
+    assert.match(text, /crux_requests_total\{endpoint="chat_completions",status="2xx"\} [1-9]/);
+    assert.match(text, /crux_generation_tokens_total [1-9]/);
+    assert.match(text, /crux_request_duration_seconds_bucket\{le="\+Inf"\} [1-9]/);
+  });
+});

@@ -1,0 +1,74 @@
+// Starts `crux serve --engine mock` on a free port and stops it; shared by the e2e tests.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const scriptsDir = path.join(here, '..', 'scripts');
+
+export function cruxBinary() {
+  const bin = process.env.CRUX_BIN;
+  if (!bin) throw new Error('CRUX_BIN must point to the crux binary');
+  return bin;
+}
+
+// Starts the server with extra flags; resolves once it listens.
+export async function startServer(extraArgs = []) {
+  const args = ['serve', '--engine', 'mock', '--script', scriptsDir, '--port', '0',
+    '--reasoning-parser', 'qwen3', '--tool-call-parser', 'hermes', ...extraArgs];
+  const proc = spawn(cruxBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  const port = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`crux serve did not start:\n${log}`)), 15000);
+    proc.stderr.on('data', (d) => {
+      log += d.toString();
+      const m = log.match(/listening on http:\/\/[^:]+:(\d+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    proc.on('exit', (code) => reject(new Error(`crux serve exited with ${code}:\n${log}`)));
+  });
+  proc.stderr.removeAllListeners('data');
+  proc.stderr.resume();
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      if (proc.exitCode !== null) return;
+      proc.kill('SIGTERM');
+      await once(proc, 'exit');
+    },
+  };
+}
+
+// Reads the Prometheus text of the server and returns the value of one sample.
+export async function metric(url, name) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(name + ' ') || l.startsWith(name + '{'));
+  return line ? Number(line.split(' ').pop()) : NaN;
+}
+
+export const weatherTool = {
+  type: 'function',
+  function: {
+    name: 'get_weather',
+    description: 'Current weather in a city',
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } },
+      required: ['city'],
+    },
+  },
+};
+
+export const timeTool = {
+  type: 'function',
+  function: {
+    name: 'get_time',
+    description: 'Current time in a timezone',
+    parameters: { type: 'object', properties: { timezone: { type: 'string' } }, required: ['timezone'] },
+  },
+};
