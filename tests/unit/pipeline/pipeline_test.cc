@@ -1,0 +1,130 @@
+#include "crux/pipeline/pipeline.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "crux/engine/mock_engine.h"
+
+namespace crux::pipeline {
+namespace {
+
+class PipelineTest : public ::testing::Test {
+ protected:
+  PipelineTest() {
+    engine::MockEngineOptions options;
+    options.scripts.push_back({"m", {"x"}});
+    engine_ = engine::MakeMockEngine(options);
+  }
+  ~PipelineTest() override { engine_->Shutdown(); }
+
+  std::unique_ptr<RequestPipeline> Make(const std::string& body, PipelineConfig config = {},
+                                        ParserOverrides overrides = {}) {
+    auto request = protocol::DecodeChatCompletions(body);
+    EXPECT_TRUE(request.ok()) << request.error().message();
+    auto created = RequestPipeline::Create(*request, config, overrides, {"id", 1, "m"}, *engine_);
+    EXPECT_TRUE(created.ok()) << created.error().message();
+    return created.ok() ? std::move(*created) : nullptr;
+  }
+
+  // Feeds `text` as mock tokens, then finishes with `reason`.
+  static std::string Run(RequestPipeline& p, const std::string& text,
+                         engine::StopReason reason = engine::StopReason::kEndOfGeneration) {
+    std::string out;
+    p.Begin(out);
+    engine::GenerationUpdate u;
+    u.prompt_tokens = 7;
+    for (std::string_view piece : engine::MockTokens(text)) {
+      u.text = std::string(piece);
+      u.tokens = 1;
+      p.OnUpdate(u, out);
+    }
+    u.text.clear();
+    u.tokens = 0;
+    u.finished = true;
+    u.reason = reason;
+    p.OnUpdate(u, out);
+    return out;
+  }
+
+  std::unique_ptr<engine::Engine> engine_;
+};
+
+constexpr const char* kTools =
+    R"("tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}}])";
+constexpr const char* kCall =
+    "<think>plan</think>Sure.<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}</tool_call>";
+
+TEST_F(PipelineTest, SplitsReasoningAndToolCalls) {
+  PipelineConfig config{"qwen3", "hermes", {}, 5};
+  auto p = Make(std::string(R"({"model":"m","messages":[{"role":"user","content":"x"}],)") + kTools + "}", config);
+  Run(*p, kCall);
+  ASSERT_TRUE(p->finished());
+  EXPECT_EQ(p->result().reasoning, "plan");
+  EXPECT_EQ(p->result().content, "Sure.");
+  ASSERT_EQ(p->result().tool_calls.size(), 1u);
+  EXPECT_EQ(p->completion().reason, parse::FinishReason::kToolCalls);
+  EXPECT_EQ(p->completion().usage.prompt_tokens, 7);
+  EXPECT_GT(p->completion().usage.reasoning_tokens, 0);
+  EXPECT_NE(p->Body().find("\"finish_reason\":\"tool_calls\""), std::string::npos);
+}
+
+TEST_F(PipelineTest, ToolChoiceNoneAndRequestsWithoutToolsAreNotParsed) {
+  PipelineConfig config{"", "hermes", {}, 5};
+  auto none = Make(std::string(R"({"model":"m","tool_choice":"none","messages":[{"role":"user","content":"x"}],)") + kTools + "}", config);
+  Run(*none, "<tool_call>{\"name\": \"get_weather\", \"arguments\": {}}</tool_call>");
+  EXPECT_TRUE(none->result().tool_calls.empty());
+  EXPECT_NE(none->result().content->find("<tool_call>"), std::string::npos);
+  auto no_tools = Make(R"({"model":"m","messages":[{"role":"user","content":"x"}]})", config);
+  Run(*no_tools, "{\"name\": \"get_weather\", \"arguments\": {}}");
+  EXPECT_TRUE(no_tools->result().tool_calls.empty());
+}
+
+TEST_F(PipelineTest, ThinkingDisabledSkipsTheReasoningParser) {
+  PipelineConfig config{"qwen3", "", {}, 0};
+  auto p = Make(R"({"model":"m","chat_template_kwargs":{"enable_thinking":false},"messages":[{"role":"user","content":"x"}]})", config);
+  Run(*p, "<think>a</think>b");
+  EXPECT_FALSE(p->result().reasoning.has_value());
+  EXPECT_EQ(p->result().content, "<think>a</think>b");
+}
+
+TEST_F(PipelineTest, TerminalFramesAreSentWhenTheParserSwallowedTheLastDelta) {
+  PipelineConfig config{"qwen3", "", {}, 0};
+  auto p = Make(R"({"model":"m","stream":true,"messages":[{"role":"user","content":"x"}]})", config);
+  const std::string out = Run(*p, "answer <thi");  // held back until the end of the stream
+  EXPECT_NE(out.find("\"finish_reason\":\"stop\""), std::string::npos);
+  EXPECT_NE(out.find("\"content\":\" <thi\""), std::string::npos);  // flushed at the end
+  EXPECT_EQ(out.substr(out.size() - 14), "data: [DONE]\n\n");
+}
+
+TEST_F(PipelineTest, LengthAndStopSequencesMapToFinishReasons) {
+  auto p = Make(R"({"model":"m","messages":[{"role":"user","content":"x"}]})");
+  Run(*p, "abc", engine::StopReason::kMaxTokens);
+  EXPECT_EQ(p->completion().reason, parse::FinishReason::kLength);
+  auto q = Make(R"({"model":"m","stop":["END"],"messages":[{"role":"user","content":"x"}]})");
+  EXPECT_EQ(q->generate_request().stop, std::vector<std::string>{"END"});
+  Run(*q, "abc", engine::StopReason::kStopString);
+  EXPECT_EQ(q->completion().reason, parse::FinishReason::kStopSequence);
+}
+
+TEST_F(PipelineTest, BadParserNamesAndUndeclaredToolChoiceAreRequestErrors) {
+  auto request = protocol::DecodeChatCompletions(
+      R"({"model":"m","messages":[{"role":"user","content":"x"}]})");
+  ASSERT_TRUE(request.ok());
+  ParserOverrides overrides{std::string("nope"), std::nullopt};
+  auto created = RequestPipeline::Create(*request, {}, overrides, {"id", 1, "m"}, *engine_);
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(created.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(created.error().message().find("unknown reasoning parser 'nope'"), std::string::npos);
+}
+
+TEST_F(PipelineTest, PromptCountsAssistantTurnsForTheMockEngine) {
+  auto p = Make(R"({"model":"m","messages":[{"role":"user","content":"x"},{"role":"assistant","content":"y"},{"role":"user","content":"z"}]})");
+  EXPECT_EQ(p->generate_request().prior_assistant_turns, 1);
+  EXPECT_NE(p->generate_request().prompt.find("<|im_start|>assistant\ny<|im_end|>"), std::string::npos);
+  EXPECT_EQ(p->generate_request().prompt.substr(p->generate_request().prompt.size() - 22),
+            "<|im_start|>assistant\n");
+}
+
+}  // namespace
+}  // namespace crux::pipeline
