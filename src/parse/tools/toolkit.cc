@@ -1,5 +1,7 @@
 #include "parse/tools/toolkit.h"
 
+#include <utility>
+
 #include "crux/base/check.h"
 #include "crux/base/utf8.h"
 
@@ -28,6 +30,7 @@ void ToolParserCore::Reset() {
   buffer_.Clear();
   content_.Reset();
   raw_.clear();
+  spare_id_.clear();
   next_index_ = 0;
   region_open_ = false;
   call_begun_ = false;
@@ -88,6 +91,7 @@ void ToolParserCore::CancelRegion() {
   if (call_begun_) {
     out_->ToolCallCancel(next_index_ - 1);
     --next_index_;
+    spare_id_ = std::move(current_id_);
   }
   region_open_ = false;
   call_begun_ = false;
@@ -99,7 +103,8 @@ void ToolParserCore::CancelRegion() {
 
 void ToolParserCore::BeginCall(std::string_view name, std::string id) {
   CRUX_CHECK(region_open_ && !call_begun_);
-  if (id.empty()) id = ids_.NextCallId();
+  if (id.empty()) id = spare_id_.empty() ? ids_.NextCallId() : std::exchange(spare_id_, {});
+  current_id_ = id;
   out_->ToolCallBegin(next_index_++, std::move(id), std::string(name),
                       IsDeclared(options_, name));
   call_begun_ = true;
@@ -233,6 +238,8 @@ JsonStringDecoder::Status JsonStringDecoder::Feed(std::string_view text, size_t&
 
 namespace {
 bool IsJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
+constexpr size_t kMaxKey = 64;    // longer keys are not an envelope's
+constexpr size_t kMaxName = 256;  // longer names are not a tool's
 }  // namespace
 
 void JsonEnvelope::Reset() {
@@ -306,9 +313,11 @@ JsonEnvelope::Status JsonEnvelope::Feed(std::string_view text, size_t& consumed,
         state_ = State::kKeyString;
         break;
       case State::kKeyString: {
+        // Feed at most one byte past the length limit, so the error lands on the same byte
+        // however the text was cut.
         size_t n = 0;
-        const auto st = string_.Feed(rest, n, key_);
-        if (st == JsonStringDecoder::Status::kError || key_.size() > 64) {
+        const auto st = string_.Feed(rest.substr(0, kMaxKey + 1 - std::min(kMaxKey, key_.size())), n, key_);
+        if (st == JsonStringDecoder::Status::kError || key_.size() > kMaxKey) {
           consumed = i + n;
           return Fail();
         }
@@ -377,9 +386,10 @@ JsonEnvelope::Status JsonEnvelope::Feed(std::string_view text, size_t& consumed,
         continue;
       case State::kName: {
         size_t n = 0;
-        const auto st = string_.Feed(rest, n, name_);
+        const auto st =
+            string_.Feed(rest.substr(0, kMaxName + 1 - std::min(kMaxName, name_.size())), n, name_);
         i += n;
-        if (st == JsonStringDecoder::Status::kError || name_.size() > 256) {
+        if (st == JsonStringDecoder::Status::kError || name_.size() > kMaxName) {
           consumed = i;
           return Fail();
         }
@@ -407,9 +417,11 @@ JsonEnvelope::Status JsonEnvelope::Feed(std::string_view text, size_t& consumed,
         continue;
       }
       case State::kArgsString: {
+        // One input byte at a time: the inner JSON's errors then land on the same input byte
+        // however the text was cut (this form is rare, so the constant factor does not matter).
         size_t n = 0;
         decoded_.clear();
-        const auto st = string_.Feed(rest, n, decoded_);
+        const auto st = string_.Feed(rest.substr(0, 1), n, decoded_);
         i += n;
         if (st == JsonStringDecoder::Status::kError) {
           consumed = i;

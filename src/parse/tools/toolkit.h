@@ -25,7 +25,8 @@ namespace crux::parse::tools {
 // Where call events go. ToolParserCore implements it; components (JsonEnvelope, …) call it.
 class CallSink {
  public:
-  // Starts a call (at most once per region). `id` empty: a generated "call_…" id.
+  // Starts a call (at most once per region). `id` empty: a generated "call_…" id (the id of
+  // the last cancelled call when there is one).
   virtual void BeginCall(std::string_view name, std::string id = {}) = 0;
   virtual void Args(std::string_view fragment) = 0;
   // The arguments are complete.
@@ -85,6 +86,9 @@ class ToolParserCore : public ToolParser, public CallSink {
   text::TrimStream content_;
   std::string scratch_;
   std::string raw_;
+  std::string current_id_;  // the id of the open call
+  std::string spare_id_;  // the id of a cancelled call, given to the next call (so ids do not
+                          // depend on whether a malformed call had begun before it failed)
   EventSink* out_ = nullptr;
   int next_index_ = 0;
   bool region_open_ = false;

@@ -276,7 +276,7 @@ std::string ConvertValue(std::string_view text, ParamType type, bool python_lite
       if (IsJsonValue(t) && t.find_first_of(".eE") != std::string_view::npos) {
         // 3.0 → 3 when integral
         const double v = std::strtod(std::string(t).c_str(), nullptr);
-        if (v == static_cast<double>(static_cast<long long>(v)) && std::abs(v) < 9e15) {
+        if (std::abs(v) < 9e15 && v == static_cast<double>(static_cast<long long>(v))) {
           return std::to_string(static_cast<long long>(v));
         }
         return std::string(t);

@@ -1,0 +1,57 @@
+// hy3 / hunyuan: Tencent Hy3 (HYTK = ":opensource" on every tag)
+//   <tool_calls:opensource>
+//   <tool_call:opensource>f<tool_sep:opensource>
+//   <arg_key:opensource>k</arg_key:opensource>
+//   <arg_value:opensource>v</arg_value:opensource>
+//   </tool_call:opensource>
+//   </tool_calls:opensource>
+// GLM's key/value shape with an explicit name separator and a section around all calls. A
+// `<tool_call:opensource>` outside a section is accepted too. String values are verbatim (the
+// template writes them raw); other values were written with tojson: stripped, typed by the
+// schema, untyped ones JSON when they parse. Reasoning (`<think:opensource>`) is upstream.
+#include <memory>
+
+#include "parse/tools/tags_common.h"
+
+namespace crux::parse::tools::tags {
+namespace {
+
+constexpr XmlSyntax kHy3Call{.start = "<tool_call:opensource>",
+                             .name_close = "<tool_sep:opensource>",
+                             .key_open = "<arg_key:opensource>",
+                             .key_close = "</arg_key:opensource>",
+                             .value_open = "<arg_value:opensource>",
+                             .value_close = "</arg_value:opensource>",
+                             .call_close = "</tool_call:opensource>"};
+
+const TagFamily& Family() {
+  static const TagFamily family(TagFamilyDef{
+      .container_open = "<tool_calls:opensource>",
+      .container_close = "</tool_calls:opensource>",
+      .container_calls = {&kHy3Call},
+      .bare_calls = {&kHy3Call},
+      .values = {ValueTrim::kNone, Untyped::kJson},
+  });
+  return family;
+}
+
+}  // namespace
+
+std::unique_ptr<ToolParser> MakeHy3Parser(const ToolParserOptions& options) {
+  return MakeTagParser(Family(), options);
+}
+
+std::string RenderHy3(const std::vector<ToolCall>& calls) {
+  std::string out = "<tool_calls:opensource>\n";
+  for (const ToolCall& call : calls) {
+    out += "<tool_call:opensource>" + call.name + "<tool_sep:opensource>\n";
+    for (const RenderedArg& arg : RenderArgs(call.arguments, ValueStyle::kJson)) {
+      out += "<arg_key:opensource>" + arg.key + "</arg_key:opensource>\n";
+      out += "<arg_value:opensource>" + arg.text + "</arg_value:opensource>\n";
+    }
+    out += "</tool_call:opensource>\n";
+  }
+  return out + "</tool_calls:opensource>";
+}
+
+}  // namespace crux::parse::tools::tags

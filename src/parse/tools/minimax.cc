@@ -1,0 +1,58 @@
+// minimax / minimax_m2: MiniMax-M1 / M2
+//   <minimax:tool_call>
+//   <invoke name="f">
+//   <parameter name="k">v</parameter>
+//   </invoke>
+//   </minimax:tool_call>
+// A block holds any number of invokes. A bare `<invoke name="f">` (no block) is a call once a
+// `<parameter name=` or `</invoke>` follows; otherwise it is prose. Values are stripped and
+// typed by the schema; untyped values are JSON when they parse, else the text. `[e~[` (the end
+// of turn token) and everything after it never reach the content; a stray `</invoke>` or
+// `</minimax:tool_call>` is removed. Reasoning (`<think>`) is handled upstream.
+// Deviation: an invoke without parameters is a call with `{}` (the reference skips it).
+#include <memory>
+
+#include "parse/tools/tags_common.h"
+
+namespace crux::parse::tools::tags {
+namespace {
+
+constexpr XmlSyntax kInvoke{.start = "<invoke name=\"",
+                            .name_close = "\">",
+                            .key_open = "<parameter name=\"",
+                            .key_close = "\">",
+                            .value_close = "</parameter>",
+                            .call_close = "</invoke>"};
+
+const TagFamily& Family() {
+  static const TagFamily family(TagFamilyDef{
+      .container_open = "<minimax:tool_call>",
+      .container_close = "</minimax:tool_call>",
+      .container_calls = {&kInvoke},
+      .bare_calls = {&kInvoke},
+      .end_of_turn = {"[e~["},
+      .drop = {"</invoke>", "</minimax:tool_call>"},
+      .values = {ValueTrim::kStrip, Untyped::kJson},
+  });
+  return family;
+}
+
+}  // namespace
+
+std::unique_ptr<ToolParser> MakeMinimaxParser(const ToolParserOptions& options) {
+  return MakeTagParser(Family(), options);
+}
+
+std::string RenderMinimax(const std::vector<ToolCall>& calls) {
+  std::string out = "<minimax:tool_call>\n";
+  for (const ToolCall& call : calls) {
+    out += "<invoke name=\"" + call.name + "\">\n";
+    for (const RenderedArg& arg : RenderArgs(call.arguments, ValueStyle::kJson)) {
+      out += "<parameter name=\"" + arg.key + "\">" + arg.text + "</parameter>\n";
+    }
+    out += "</invoke>\n";
+  }
+  return out + "</minimax:tool_call>";
+}
+
+}  // namespace crux::parse::tools::tags

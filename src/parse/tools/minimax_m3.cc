@@ -1,0 +1,478 @@
+// minimax_m3: MiniMax-M3. Every tool tag is prefixed with the namespace token NS =
+// `]<]minimax[>[`, and argument values are expanded recursively into XML:
+//   NS<tool_call>\n
+//   NS<invoke name="f">NS<city>Oslo NS</city>NS<opts>NS<days>3NS</days>NS</opts>
+//   NS<tags>NS<item>a NS</item>NS<item>b NS</item>NS</tags>NS</invoke>\n
+//   NS</tool_call>
+// (spaces above only for reading). A mapping becomes child elements named by its keys, a list
+// becomes `item` elements, booleans are true/false, null fields are omitted, other scalars are
+// written as text. Decoding follows the tool's JSON Schema all the way down (properties,
+// items): string leaves stay text verbatim, typed leaves are parsed; where the schema says
+// nothing, a leaf that reads as a JSON number or true/false is that value and anything else is
+// a string, and children that are all `item` make an array (unless the schema says object).
+// Top-level string parameters stream as they arrive; other values are emitted when their
+// closing tag arrives. Inherent ambiguity of the format: an empty element is "" unless the
+// schema says object ({}) or array ([]). Reasoning (`<mm:think>`) is handled upstream.
+#include <algorithm>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "parse/tools/tags_common.h"
+
+namespace crux::parse::tools::tags {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr std::string_view kNs = "]<]minimax[>[";
+constexpr size_t kMaxTag = 256;
+constexpr size_t kMaxDepth = 64;
+
+// The tools' parameter schemas as a flat tree (built once per parser).
+class SchemaTree {
+ public:
+  explicit SchemaTree(const std::vector<ToolSpec>& tools) {
+    for (const ToolSpec& tool : tools) {
+      const Json schema = Json::parse(tool.parameters_json, nullptr, false);
+      roots_.emplace_back(tool.name, Add(schema, 0));
+    }
+  }
+  int Root(std::string_view tool) const {
+    for (const auto& [name, id] : roots_) {
+      if (name == tool) return id;
+    }
+    return -1;
+  }
+  ParamType Type(int node) const { return node < 0 ? ParamType::kAny : nodes_[node].type; }
+  int Child(int node, std::string_view tag) const {
+    if (node < 0) return -1;
+    const Node& n = nodes_[node];
+    if (n.type == ParamType::kArray) return tag == "item" ? n.items : -1;
+    for (const auto& [key, id] : n.props) {
+      if (key == tag) return id;
+    }
+    return -1;
+  }
+
+ private:
+  struct Node {
+    ParamType type = ParamType::kAny;
+    int items = -1;
+    std::vector<std::pair<std::string, int>> props;
+  };
+
+  static ParamType TypeName(const Json& t) {
+    const std::string s = t.is_string() ? t.get<std::string>() : "";
+    if (s == "string") return ParamType::kString;
+    if (s == "integer") return ParamType::kInteger;
+    if (s == "number") return ParamType::kNumber;
+    if (s == "boolean") return ParamType::kBoolean;
+    if (s == "object") return ParamType::kObject;
+    if (s == "array") return ParamType::kArray;
+    if (s == "null") return ParamType::kNull;
+    return ParamType::kAny;
+  }
+
+  // The one non-null alternative of a type list or anyOf/oneOf, else the schema itself.
+  static const Json& Effective(const Json& schema) {
+    for (const char* key : {"anyOf", "oneOf"}) {
+      auto it = schema.find(key);
+      if (it == schema.end() || !it->is_array()) continue;
+      const Json* only = nullptr;
+      int count = 0;
+      for (const Json& alt : *it) {
+        if (alt.is_object() && alt.contains("type") && alt["type"] == "null") continue;
+        only = &alt;
+        ++count;
+      }
+      if (count == 1 && only->is_object()) return *only;
+    }
+    return schema;
+  }
+
+  int Add(const Json& raw, int depth) {
+    if (!raw.is_object() || depth > static_cast<int>(kMaxDepth)) return -1;
+    const Json& schema = Effective(raw);
+    Node node;
+    if (auto t = schema.find("type"); t != schema.end()) {
+      if (t->is_array()) {
+        int count = 0;
+        for (const Json& each : *t) {
+          if (TypeName(each) == ParamType::kNull) continue;
+          node.type = TypeName(each);
+          ++count;
+        }
+        if (count != 1) node.type = ParamType::kAny;
+      } else {
+        node.type = TypeName(*t);
+      }
+    } else if (schema.contains("properties")) {
+      node.type = ParamType::kObject;
+    } else if (auto e = schema.find("enum"); e != schema.end() && e->is_array() && !e->empty()) {
+      bool strings = true;
+      for (const Json& v : *e)
+        strings = strings && v.is_string();
+      if (strings) node.type = ParamType::kString;
+    } else if (schema.contains("items")) {
+      node.type = ParamType::kArray;
+    }
+    const int id = static_cast<int>(nodes_.size());
+    nodes_.push_back(std::move(node));
+    if (auto p = schema.find("properties"); p != schema.end() && p->is_object()) {
+      for (const auto& [key, sub] : p->items()) {
+        const int child = Add(sub, depth + 1);
+        nodes_[id].props.emplace_back(key, child);
+      }
+    }
+    if (auto it = schema.find("items"); it != schema.end()) nodes_[id].items = Add(*it, depth + 1);
+    return id;
+  }
+
+  std::vector<Node> nodes_;
+  std::vector<std::pair<std::string, int>> roots_;
+};
+
+bool IsJsonNumber(std::string_view t) {
+  return !t.empty() && (t[0] == '-' || (t[0] >= '0' && t[0] <= '9')) && IsJsonValue(t);
+}
+
+class M3InvokeDecoder final : public CallDecoder {
+ public:
+  explicit M3InvokeDecoder(const ToolParserOptions& options)
+      : options_(options), schemas_(options.tools) {}
+
+  void Restart() override {
+    state_ = State::kName;
+    committed_ = false;
+    name_.clear();
+    keys_.clear();
+    writer_.Reset();
+  }
+
+  Status Feed(std::string_view text, bool at_end, size_t& consumed, CallSink& sink) override {
+    size_t i = 0;
+    while (i < text.size()) {
+      const std::string_view rest = text.substr(i);
+      size_t used = 0;
+      Flow flow = Flow::kContinue;
+      switch (state_) {
+        case State::kName:
+          flow = StepName(rest, at_end, used);
+          break;
+        case State::kBetween:
+          flow = StepBetween(rest, at_end, used);
+          break;
+        case State::kTag:
+          flow = StepTag(rest, used, sink);
+          break;
+        case State::kValue:
+          flow = StepValue(rest, at_end, used, sink);
+          break;
+      }
+      i += used;
+      if (flow == Flow::kContinue) continue;
+      consumed = i;
+      if (flow == Flow::kWait) return Status::kNeedMore;
+      return flow == Flow::kDone ? Status::kDone : Status::kError;
+    }
+    consumed = text.size();
+    return Status::kNeedMore;
+  }
+
+ private:
+  enum class State : uint8_t { kName, kBetween, kTag, kValue };
+  enum class Flow : uint8_t { kContinue, kWait, kDone, kError };
+  enum class TokenKind : uint8_t { kOpen, kClose, kText };
+  struct Token {
+    TokenKind kind;
+    std::string text;
+  };
+
+  static const text::MarkerSet& NameClose() {
+    static const text::MarkerSet set{"\">"};
+    return set;
+  }
+  static const text::MarkerSet& Ns() {
+    static const text::MarkerSet set{kNs};
+    return set;
+  }
+
+  Flow StepName(std::string_view rest, bool at_end, size_t& used) {
+    const size_t window = std::min(rest.size(), kMaxTag + 2);
+    const text::ScanResult hit =
+        NameClose().Scan(rest.substr(0, window), at_end || window < rest.size());
+    const std::string_view part = rest.substr(0, hit.pos);
+    used = 0;
+    while (used < part.size() && part[used] != '\n' && part[used] != '<' &&
+           name_.size() + used < kMaxTag) {
+      ++used;
+    }
+    name_.append(part.substr(0, used));
+    if (used < part.size()) return Flow::kError;
+    if (hit.status != text::ScanStatus::kFound) return Flow::kWait;
+    used += hit.length;
+    if (text::Trim(name_).empty()) return Flow::kError;
+    name_.assign(std::string(text::Trim(name_)));
+    root_ = schemas_.Root(name_);
+    state_ = State::kBetween;
+    return Flow::kContinue;
+  }
+
+  // Between parameters: whitespace, then NS and a tag.
+  Flow StepBetween(std::string_view rest, bool at_end, size_t& used) {
+    used = 0;
+    while (used < rest.size() && text::IsSpace(rest[used]))
+      ++used;
+    if (used == rest.size()) return Flow::kWait;
+    const text::ScanResult hit = ScanAtStart(Ns(), rest.substr(used), at_end);
+    if (hit.status == text::ScanStatus::kNone) return Flow::kError;
+    if (hit.status == text::ScanStatus::kPartial) return Flow::kWait;
+    used += hit.length;
+    tag_.clear();
+    state_ = State::kTag;
+    return Flow::kContinue;
+  }
+
+  // `<tag>` or `</tag>` after NS.
+  Flow StepTag(std::string_view rest, size_t& used, CallSink& sink) {
+    used = 0;
+    while (used < rest.size() && rest[used] != '>') {
+      const char c = rest[used];
+      if (c == '\n' || (c == '<' && !tag_.empty()) || tag_.size() >= kMaxTag) return Flow::kError;
+      tag_.push_back(c);
+      ++used;
+    }
+    if (used == rest.size()) return Flow::kWait;
+    ++used;  // '>'
+    if (tag_.size() < 2 || tag_[0] != '<') return Flow::kError;
+    const std::string_view tag = std::string_view(tag_).substr(1);
+    return stack_.empty() ? TopTag(tag, sink) : NestedTag(tag, sink);
+  }
+
+  Flow TopTag(std::string_view tag, CallSink& sink) {
+    if (!committed_) {
+      committed_ = true;
+      sink.BeginCall(name_);
+    }
+    if (tag == "/invoke") {
+      scratch_.clear();
+      writer_.Close(scratch_);
+      sink.Args(scratch_);
+      sink.EndCall();
+      return Flow::kDone;
+    }
+    if (tag[0] == '/') return Flow::kError;
+    StartValue(tag, sink);
+    state_ = State::kValue;
+    return Flow::kContinue;
+  }
+
+  Flow NestedTag(std::string_view tag, CallSink& sink) {
+    if (tag[0] != '/') {
+      if (string_value_ || stack_.size() >= kMaxDepth) return Flow::kError;
+      stack_.emplace_back(tag);
+      tokens_.push_back({TokenKind::kOpen, std::string(tag)});
+      state_ = State::kValue;
+      return Flow::kContinue;
+    }
+    if (tag.substr(1) != stack_.back()) return Flow::kError;
+    stack_.pop_back();
+    if (!stack_.empty()) {
+      tokens_.push_back({TokenKind::kClose, {}});
+      state_ = State::kValue;
+      return Flow::kContinue;
+    }
+    if (!EndValue(sink)) return Flow::kError;
+    state_ = State::kBetween;
+    return Flow::kContinue;
+  }
+
+  Flow StepValue(std::string_view rest, bool at_end, size_t& used, CallSink& sink) {
+    const text::ScanResult hit = Ns().Scan(rest, at_end);
+    ValueText(rest.substr(0, hit.pos), sink);
+    used = hit.pos;
+    if (hit.status != text::ScanStatus::kFound) return Flow::kWait;
+    used += hit.length;
+    tag_.clear();
+    state_ = State::kTag;
+    return Flow::kContinue;
+  }
+
+  void StartValue(std::string_view key, CallSink& sink) {
+    stack_.assign(1, std::string(key));
+    tokens_.clear();
+    node_ = schemas_.Child(root_, key);
+    const ParamType type = ParamTypeOf(options_, name_, key);
+    string_value_ = type == ParamType::kString;
+    skip_value_ = false;
+    for (const std::string& k : keys_)
+      skip_value_ = skip_value_ || k == key;
+    if (skip_value_) return;
+    keys_.emplace_back(key);
+    scratch_.clear();
+    writer_.Key(scratch_, key);
+    if (string_value_) writer_.StringBegin(scratch_);
+    sink.Args(scratch_);
+  }
+
+  void ValueText(std::string_view text, CallSink& sink) {
+    if (text.empty() || skip_value_) return;
+    if (string_value_) {
+      scratch_.clear();
+      writer_.StringPart(scratch_, text);
+      sink.Args(scratch_);
+    } else if (!tokens_.empty() && tokens_.back().kind == TokenKind::kText) {
+      tokens_.back().text.append(text);
+    } else {
+      tokens_.push_back({TokenKind::kText, std::string(text)});
+    }
+  }
+
+  bool EndValue(CallSink& sink) {
+    if (skip_value_) return true;
+    scratch_.clear();
+    if (string_value_) {
+      writer_.StringEnd(scratch_);
+    } else {
+      size_t i = 0;
+      std::optional<std::string> json = Content(i, node_);
+      if (!json) return false;
+      scratch_ = std::move(*json);
+    }
+    sink.Args(scratch_);
+    return true;
+  }
+
+  // JSON of the element content starting at tokens_[i] (up to its closing token).
+  std::optional<std::string> Content(size_t& i, int node) const {
+    std::string text;
+    std::vector<std::pair<std::string, std::string>> children;
+    while (i < tokens_.size() && tokens_[i].kind != TokenKind::kClose) {
+      const Token& token = tokens_[i++];
+      if (token.kind == TokenKind::kText) {
+        text.append(token.text);
+        continue;
+      }
+      std::optional<std::string> child = Content(i, schemas_.Child(node, token.text));
+      if (!child) return std::nullopt;
+      ++i;  // the child's closing token
+      children.emplace_back(token.text, std::move(*child));
+    }
+    if (children.empty()) return Leaf(text, schemas_.Type(node));
+    if (!text::Trim(text).empty()) return std::nullopt;  // text mixed with elements
+    return Container(children, schemas_.Type(node));
+  }
+
+  static std::string Container(const std::vector<std::pair<std::string, std::string>>& children,
+                               ParamType type) {
+    bool all_items = type != ParamType::kObject;
+    for (const auto& child : children)
+      all_items = all_items && child.first == "item";
+    std::string out(all_items ? "[" : "{");
+    std::vector<std::string_view> seen;
+    for (const auto& [tag, json] : children) {
+      if (!all_items) {
+        bool repeated = false;
+        for (std::string_view s : seen)
+          repeated = repeated || s == tag;
+        if (repeated) continue;  // the first value of a repeated key wins
+        seen.push_back(tag);
+      }
+      if (out.size() > 1) out.append(", ");
+      if (!all_items) {
+        text::AppendJsonString(out, tag);
+        out.append(": ");
+      }
+      out.append(json);
+    }
+    out.append(all_items ? "]" : "}");
+    return out;
+  }
+
+  static std::string Leaf(std::string_view text, ParamType type) {
+    const std::string_view t = text::Trim(text);
+    std::string out;
+    switch (type) {
+      case ParamType::kString:
+        break;
+      case ParamType::kObject:
+        return t.empty() ? "{}" : ConvertTyped(t, type, false);
+      case ParamType::kArray:
+        return t.empty() ? "[]" : ConvertTyped(t, type, false);
+      case ParamType::kAny:
+        if (t == "true" || t == "false" || IsJsonNumber(t)) return std::string(t);
+        break;
+      default:
+        return ConvertTyped(t, type, false);
+    }
+    text::AppendJsonString(out, text);
+    return out;
+  }
+
+  const ToolParserOptions& options_;
+  const SchemaTree schemas_;
+  State state_ = State::kName;
+  bool committed_ = false;
+  bool string_value_ = false;
+  bool skip_value_ = false;
+  int root_ = -1;
+  int node_ = -1;
+  std::string name_, tag_, scratch_;
+  std::vector<std::string> keys_, stack_;
+  std::vector<Token> tokens_;
+  ArgsWriter writer_;
+};
+
+std::unique_ptr<CallDecoder> MakeInvokeDecoder(const ToolParserOptions& options) {
+  return std::make_unique<M3InvokeDecoder>(options);
+}
+
+const TagFamily& Family() {
+  static const TagFamily family(TagFamilyDef{
+      .container_open = "]<]minimax[>[<tool_call>",
+      .container_close = "]<]minimax[>[</tool_call>",
+      .custom_start = "]<]minimax[>[<invoke name=\"",
+      .custom = MakeInvokeDecoder,
+  });
+  return family;
+}
+
+void AppendXml(std::string& out, const Json& value) {
+  if (value.is_object()) {
+    for (const auto& [k, v] : value.items()) {
+      if (v.is_null()) continue;
+      out.append(kNs).append("<").append(k).append(">");
+      AppendXml(out, v);
+      out.append(kNs).append("</").append(k).append(">");
+    }
+  } else if (value.is_array()) {
+    for (const Json& v : value) {
+      out.append(kNs).append("<item>");
+      AppendXml(out, v);
+      out.append(kNs).append("</item>");
+    }
+  } else if (value.is_string()) {
+    out.append(value.get<std::string>());
+  } else if (!value.is_null()) {
+    out.append(value.dump());
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<ToolParser> MakeMinimaxM3Parser(const ToolParserOptions& options) {
+  return MakeTagParser(Family(), options);
+}
+
+std::string RenderMinimaxM3(const std::vector<ToolCall>& calls) {
+  std::string out = std::string(kNs) + "<tool_call>\n";
+  for (const ToolCall& call : calls) {
+    out.append(kNs).append("<invoke name=\"").append(call.name).append("\">");
+    AppendXml(out, Json::parse(call.arguments, nullptr, false));
+    out.append(kNs).append("</invoke>\n");
+  }
+  return out.append(kNs).append("</tool_call>");
+}
+
+}  // namespace crux::parse::tools::tags

@@ -1,0 +1,44 @@
+// step3p5 / step: the qwen parser on Step-3.5's layout
+//   <tool_call>\n<function=f>\n<parameter=k>\nv\n</parameter>\n</function>\n</tool_call>
+// (values stripped: `\nAustin\n` → "Austin"), plus Step's rule that a call repeating the
+// previous call exactly is dropped (`a, a, a` → `a`; `a, b, a` stays three calls).
+// Streaming the collapse: a call whose name equals the previous call's is held back only while
+// its arguments are still a prefix of the previous call's arguments; the first differing byte
+// releases it (begin + what was held) and it streams on. So no call is ever retracted, and
+// duplicates cost only their own length in delay. Equality is on the arguments text crux emits
+// (keys in source order), so the same arguments in another key order are not collapsed.
+// Generation usually stops at `</tool_call>` (a stop string): a call whose `</function>` came
+// is complete without it.
+#include <memory>
+
+#include "parse/tools/tags_common.h"
+
+namespace crux::parse::tools::tags {
+namespace {
+
+const TagFamily& Family() {
+  static const TagFamily family(TagFamilyDef{
+      .container_open = "<tool_call>",
+      .container_close = "</tool_call>",
+      .container_json = true,
+      .container_calls = {&kFunctionSyntax},
+      .bare_calls = {&kFunctionSyntax},
+      .bracket = true,
+      .values = {ValueTrim::kStrip, Untyped::kJsonOrPython},
+      .dedup_consecutive = true,
+  });
+  return family;
+}
+
+}  // namespace
+
+std::unique_ptr<ToolParser> MakeStep3p5Parser(const ToolParserOptions& options) {
+  return MakeTagParser(Family(), options);
+}
+
+std::string RenderStep3p5(const std::vector<ToolCall>& calls) {
+  return RenderFunctionCalls(calls, "<tool_call>", "</tool_call>", /*value_newlines=*/true,
+                             ValueStyle::kPythonScalars);
+}
+
+}  // namespace crux::parse::tools::tags

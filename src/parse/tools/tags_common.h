@@ -1,0 +1,347 @@
+// The tag-family engine shared by the tag group (hermes, qwen, step3p5, qwen3_xml, nemotron,
+// glm47, poolside_v1, minimax, seed_oss, minimax_m3, minicpm5, hy3, ling3).
+//
+// Every family of the group is a TagFamilyDef: which markers open a call in prose, which
+// container tag (e.g. `<tool_call>` … `</tool_call>`) holds calls, and which call bodies the
+// container accepts — chosen by what follows its open tag:
+// * `{` — a JSON envelope {"name": …, "arguments": {…}} (JsonEnvelope);
+// * an XmlSyntax start marker — an XML-style call: a name, then key/value pairs such as
+//   `<parameter=k>v</parameter>` or `<arg_key>k</arg_key><arg_value>v</arg_value>`, then the
+//   call's closing tag; values become JSON on the fly (ValueRules, typed by the tool schema);
+// * a family-specific decoder (CallDecoder) for nested formats (MiniMax-M3).
+// Outside a container a family may also accept bare XML calls (committed only once a key or
+// the closing tag follows, else restored verbatim as content), the `[Calling tool: f({…})]`
+// bracket form, raw JSON envelopes for declared tools, end-of-turn markers after which
+// everything is dropped, and stray markers that are removed.
+//
+// Regions (ToolParserCore): one per call. The container's open tag belongs to its first
+// call's region, so a malformed call returns its markup whole as content.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "crux/parse/registry.h"
+#include "parse/tools/toolkit.h"
+
+namespace crux::parse::tools::tags {
+
+// How string-typed values are trimmed (non-string values are always trimmed before typing).
+enum class ValueTrim : uint8_t {
+  kNone,        // verbatim
+  kOneNewline,  // one leading and one trailing "\n" dropped (Qwen3-Coder layout)
+  kStrip,       // leading and trailing whitespace dropped
+};
+
+// How values of parameters the schema does not type are read.
+enum class Untyped : uint8_t {
+  kString,        // always a string (streamed)
+  kJson,          // JSON when the text is JSON, else a string
+  kJsonOrPython,  // JSON, else a Python literal (True, 'x', {1, 2}), else a string
+};
+
+struct ValueRules {
+  ValueTrim string_trim = ValueTrim::kStrip;
+  Untyped untyped = Untyped::kJson;
+};
+
+// An XML-style call:
+//   start NAME name_close ( key_open KEY key_close [ws value_open] VALUE value_close )* call_close
+// with whitespace allowed between the parts.
+struct XmlSyntax {
+  std::string_view start = {};
+  std::string_view name_close = {};  // empty: the name ends at a newline or before '<' (GLM)
+  std::string_view key_open = {};
+  std::string_view key_close = {};
+  std::string_view value_open = {};  // empty: the value follows the key's closing marker
+  std::string_view value_close = {};
+  std::string_view call_close = {};
+  bool json_body = false;   // `{…}` right after the name: JSON object arguments
+  bool cdata = false;       // a value may be wrapped in <![CDATA[ … ]]> (verbatim)
+  bool auto_close = false;  // inside a value, the next key_open / call_close / container
+                            // close also end it (Qwen3-Coder's missing closing tags)
+};
+
+// `<function=NAME>` `<parameter=K>V</parameter>` … `</function>` (Qwen3-Coder, Step, Nemotron,
+// Seed-OSS); `{…}` right after the name is accepted as JSON arguments.
+inline constexpr XmlSyntax kFunctionSyntax{.start = "<function=",
+                                           .name_close = ">",
+                                           .key_open = "<parameter=",
+                                           .key_close = ">",
+                                           .value_close = "</parameter>",
+                                           .call_close = "</function>",
+                                           .json_body = true};
+// The same with Qwen3-Coder's auto-closing of missing </parameter> / </function>.
+inline constexpr XmlSyntax kFunctionAutoCloseSyntax{.start = "<function=",
+                                                    .name_close = ">",
+                                                    .key_open = "<parameter=",
+                                                    .key_close = ">",
+                                                    .value_close = "</parameter>",
+                                                    .call_close = "</function>",
+                                                    .json_body = true,
+                                                    .auto_close = true};
+// `<tool_call>NAME` `<arg_key>K</arg_key>` `<arg_value>V</arg_value>` … `</tool_call>` (GLM-4.5+,
+// Poolside Laguna, Ling 3).
+inline constexpr XmlSyntax kGlmSyntax{.start = "<tool_call>",
+                                      .key_open = "<arg_key>",
+                                      .key_close = "</arg_key>",
+                                      .value_open = "<arg_value>",
+                                      .value_close = "</arg_value>",
+                                      .call_close = "</tool_call>"};
+
+// Decodes one call after its start marker; reports call events to a CallSink.
+class CallDecoder {
+ public:
+  enum class Status : uint8_t { kNeedMore, kDone, kError };
+  virtual ~CallDecoder() = default;
+  // Consumes what it can decide on (`consumed`); the rest is offered again with more bytes.
+  // kDone: the call ended (EndCall sent). kError: the text is not a call; nothing after
+  // `consumed` belongs to it.
+  virtual Status Feed(std::string_view text, bool at_end, size_t& consumed, CallSink& sink) = 0;
+  // Prepares for a new call (family-specific decoders; the engine's own have Start()).
+  virtual void Restart() {}
+  // End of stream inside the call: ends the call when only its closing marker is missing.
+  virtual bool FinishCall(CallSink& /*sink*/) { return false; }
+};
+
+using CustomDecoderFactory = std::unique_ptr<CallDecoder> (*)(const ToolParserOptions&);
+
+// Everything that tells one family of the group from another. Markers are string literals.
+struct TagFamilyDef {
+  std::string_view container_open = {};  // empty: no container
+  std::string_view container_close = {};
+  bool container_json = false;                         // the container holds JSON envelopes
+  std::vector<const XmlSyntax*> container_calls = {};  // XML calls inside the container
+  std::string_view custom_start = {};  // inside the container: a call read by `custom`
+  CustomDecoderFactory custom = nullptr;
+  std::vector<const XmlSyntax*> bare_calls = {};  // XML calls in prose (committed on structure)
+  bool bracket = false;                           // [Calling tool: NAME({…})]
+  bool raw_json = false;  // {"name": "NAME", "arguments": {…}} in prose, declared names only
+  std::vector<std::string_view> end_of_turn = {};  // this marker and all after it dropped
+  std::vector<std::string_view> drop = {};         // stray markers removed from content
+  ValueRules values = {};
+  bool dedup_consecutive = false;  // a call identical to the previous call is dropped
+};
+
+// A TagFamilyDef with its marker sets compiled. Immutable; one static instance per family.
+class TagFamily {
+ public:
+  enum class Action : uint8_t {
+    kContainer,
+    kContainerClose,
+    kJson,
+    kXml,
+    kCustom,
+    kBracket,
+    kRawJson,
+    kEndOfTurn,
+    kDrop
+  };
+  // Marker sets of one XmlSyntax; [1] variants also hold the container's closing tag.
+  struct Compiled {
+    const XmlSyntax* syntax = nullptr;
+    text::MarkerSet name_close, key_close, value_open, cdata_close, between[2], value_end[2],
+        after_json[2];
+  };
+  struct Entry {
+    Action action = Action::kDrop;
+    const Compiled* xml = nullptr;
+  };
+
+  explicit TagFamily(TagFamilyDef def);
+  TagFamily(const TagFamily&) = delete;
+  TagFamily& operator=(const TagFamily&) = delete;
+
+  const TagFamilyDef& def() const { return def_; }
+  const text::MarkerSet& outside() const { return outside_; }
+  const text::MarkerSet& inner() const { return inner_; }
+  const text::MarkerSet& discard() const { return discard_; }
+  const Entry& outside_entry(int id) const { return outside_entries_[static_cast<size_t>(id)]; }
+  const Entry& inner_entry(int id) const { return inner_entries_[static_cast<size_t>(id)]; }
+
+ private:
+  const Compiled* Compile(const XmlSyntax* syntax);
+
+  TagFamilyDef def_;
+  std::vector<std::unique_ptr<Compiled>> compiled_;
+  text::MarkerSet outside_, inner_, discard_;
+  std::vector<Entry> outside_entries_, inner_entries_;
+};
+
+// Looks for a marker of `set` at the very start of `text` only: kFound or kPartial with pos 0,
+// else kNone. Bounded work whatever the length of `text`.
+text::ScanResult ScanAtStart(const text::MarkerSet& set, std::string_view text, bool at_end);
+
+// A tool parser for `family` (which must outlive it).
+std::unique_ptr<ToolParser> MakeTagParser(const TagFamily& family,
+                                          const ToolParserOptions& options);
+
+// ---------------------------------------------------------------------------------------------
+// Components (used by the engine and by family files).
+
+// Streams the text of a string value as escaped JSON (no quotes), trimming as configured.
+// Holds back only trailing whitespace that trimming may still drop.
+class StringValueStream {
+ public:
+  void Start(ValueTrim trim);
+  void Append(std::string_view text, std::string& out);
+
+ private:
+  ValueTrim trim_ = ValueTrim::kNone;
+  bool started_ = false;
+  std::string held_;  // trailing whitespace not yet known to be inside the value
+};
+
+// ConvertValue, minus its undefined behaviour: toolkit's ConvertValue casts an integer-typed
+// value such as `2.5e20` or `1e400` to long long before checking its range. Such values are
+// returned as the JSON number they are, as ConvertValue means to.
+std::string ConvertTyped(std::string_view text, ParamType type, bool python_literals);
+
+// JSON text of a buffered (non-streamed) value of schema type `type`.
+std::string TypedValue(std::string_view text, ParamType type, const ValueRules& rules);
+
+// True when values of `type` stream as strings under `rules`.
+bool StreamsAsString(ParamType type, const ValueRules& rules);
+
+// Reads an XML-style call (see XmlSyntax). The call begins (BeginCall) only when its
+// structure confirms it: at the first key, the JSON body, or the closing tag.
+class XmlCallDecoder final : public CallDecoder {
+ public:
+  XmlCallDecoder(const ToolParserOptions& options, const ValueRules& rules)
+      : options_(options), rules_(rules) {}
+  void Start(const TagFamily::Compiled& syntax, bool in_container);
+  Status Feed(std::string_view text, bool at_end, size_t& consumed, CallSink& sink) override;
+  bool FinishCall(CallSink& sink) override;
+
+ private:
+  enum class State : uint8_t {
+    kName,
+    kBetween,
+    kKey,
+    kAfterKey,
+    kValueStart,
+    kValue,
+    kCdata,
+    kAfterCdata,
+    kJson,
+    kAfterJson,
+    kDone
+  };
+  enum class Flow : uint8_t { kContinue, kWait, kDone, kError };
+
+  Flow StepName(std::string_view rest, bool at_end, size_t& used);
+  Flow StepGlmName(std::string_view rest, size_t& used);
+  Flow StepBetween(std::string_view rest, bool at_end, size_t& used, CallSink& sink);
+  Flow StepKey(std::string_view rest, bool at_end, size_t& used);
+  Flow StepAfterKey(std::string_view rest, bool at_end, size_t& used, CallSink& sink);
+  Flow StepValueStart(std::string_view rest, bool at_end, size_t& used);
+  Flow StepValue(std::string_view rest, bool at_end, size_t& used, CallSink& sink);
+  Flow StepCdata(std::string_view rest, bool at_end, size_t& used, CallSink& sink);
+  Flow StepAfterCdata(std::string_view rest, bool at_end, size_t& used, CallSink& sink);
+  Flow StepJson(std::string_view rest, size_t& used, CallSink& sink);
+  Flow StepAfterJson(std::string_view rest, bool at_end, size_t& used, CallSink& sink);
+
+  void Commit(CallSink& sink);
+  void StartValue(CallSink& sink);
+  void ValueText(std::string_view text, CallSink& sink);
+  void EndValue(CallSink& sink);
+  void EndCall(CallSink& sink);
+
+  const ToolParserOptions& options_;
+  const ValueRules& rules_;
+  const TagFamily::Compiled* syntax_ = nullptr;
+  int outer_ = 0;  // 1 inside a container: its closing tag also ends the call
+  State state_ = State::kName;
+  bool committed_ = false;
+  bool skip_value_ = false;    // a repeated key: its value is dropped (the first one wins)
+  bool string_value_ = false;  // the value streams as a JSON string
+  ParamType type_ = ParamType::kAny;
+  std::string name_, key_, value_, scratch_;
+  std::vector<std::string> keys_;
+  ArgsWriter writer_;
+  StringValueStream string_;
+  text::JsonScanner json_;
+};
+
+// Drops a call that repeats the previous call exactly (step3p5). A call with the previous
+// call's name is held back only while its arguments are still a prefix of the previous
+// call's; as soon as they differ it is released and streams on.
+class DedupSink final : public CallSink {
+ public:
+  void Bind(CallSink* target) { target_ = target; }
+  void BeginCall(std::string_view name, std::string id = {}) override;
+  void Args(std::string_view fragment) override;
+  void EndCall() override;
+  // The current call was abandoned (malformed): forget it.
+  void Abort() { pending_ = false; }
+  void Reset();
+
+ private:
+  void Release();
+
+  CallSink* target_ = nullptr;
+  bool has_previous_ = false;
+  bool pending_ = false;
+  std::string previous_name_, previous_args_, name_, args_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Rendering helpers (tests and benchmarks; not on the hot path).
+
+// How non-string argument values are written inside XML-style calls.
+enum class ValueStyle : uint8_t {
+  kJson,           // tojson (GLM, MiniMax, Hy3, Ling)
+  kPythonScalars,  // objects/arrays as JSON, scalars as Python str(): True, 3 (Qwen3-Coder)
+  kPython,         // Python str() of the value: {'k': True} (Seed-OSS, MiniCPM5)
+};
+
+struct RenderedArg {
+  std::string key;
+  std::string text;  // the value as the model writes it
+  bool is_string = false;
+};
+
+// The arguments object `arguments_json` as keys with value texts in the given style (strings
+// verbatim), in source order.
+std::vector<RenderedArg> RenderArgs(std::string_view arguments_json, ValueStyle style);
+
+// `open` `<function=NAME>` `<parameter=K>` V `</parameter>` … `</function>` `close` per call,
+// calls separated by a newline; `value_newlines`: V on its own lines (Qwen3-Coder, Step).
+std::string RenderFunctionCalls(const std::vector<ToolCall>& calls, std::string_view open,
+                                std::string_view close, bool value_newlines, ValueStyle style);
+
+// Python literal (repr) of a JSON value: {'k': [1, True, None]}.
+std::string PythonLiteral(std::string_view json);
+
+// ---------------------------------------------------------------------------------------------
+// The families of the group (one file each; rows in group_tags.cc). hermes is in hermes.h.
+
+std::unique_ptr<ToolParser> MakeQwenParser(const ToolParserOptions& options);
+std::string RenderQwen(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeStep3p5Parser(const ToolParserOptions& options);
+std::string RenderStep3p5(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeQwen3XmlParser(const ToolParserOptions& options);
+std::string RenderQwen3Xml(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeNemotronParser(const ToolParserOptions& options);
+std::string RenderNemotron(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeGlm47Parser(const ToolParserOptions& options);
+std::string RenderGlm47(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakePoolsideV1Parser(const ToolParserOptions& options);
+std::string RenderPoolsideV1(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeMinimaxParser(const ToolParserOptions& options);
+std::string RenderMinimax(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeSeedOssParser(const ToolParserOptions& options);
+std::string RenderSeedOss(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeMinimaxM3Parser(const ToolParserOptions& options);
+std::string RenderMinimaxM3(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeMiniCpm5Parser(const ToolParserOptions& options);
+std::string RenderMiniCpm5(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeHy3Parser(const ToolParserOptions& options);
+std::string RenderHy3(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeLing3Parser(const ToolParserOptions& options);
+std::string RenderLing3(const std::vector<ToolCall>& calls);
+
+}  // namespace crux::parse::tools::tags
