@@ -1,0 +1,48 @@
+// command_r7b: Cohere Command R7B and Cohere2 MoE. Calls are one JSON list between
+// `<|START_ACTION|>` and `<|END_ACTION|>`, each element keyed "tool_name" / "parameters"
+// (templates CohereForAI-c4ai-command-r7b-12-2024-tool_use, Cohere2MoE):
+//   <|START_ACTION|>[
+//       {"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Oslo"}}
+//   ]<|END_ACTION|>
+// "tool_call_id" is a per-turn counter ("0", "1", …), not an id: it is ignored and ids are
+// generated. "name" / "arguments" are accepted as well. The wrappers around the answer text
+// (`<|START_RESPONSE|>`…`<|END_RESPONSE|>` for R7B, `<|START_TEXT|>`…`<|END_TEXT|>` for
+// Cohere2 MoE) and `<|END_OF_TURN_TOKEN|>` are dropped from content; `<|START_THINKING|>` …
+// `<|END_THINKING|>` belongs to the reasoning parser.
+#include <memory>
+
+#include "parse/tools/tokens_common.h"
+
+namespace crux::parse::tools {
+namespace {
+
+const ListFormat& CommandR7bFormat() {
+  static const text::MarkerSet outside{"<|START_ACTION|>", "<|START_RESPONSE|>",
+                                       "<|END_RESPONSE|>", "<|START_TEXT|>",
+                                       "<|END_TEXT|>",     "<|END_OF_TURN_TOKEN|>"};
+  static const text::MarkerSet end{"<|END_ACTION|>"};
+  static const ListFormat format{
+      &outside, 1, &end,
+      CallKeys{CallShape::kEnvelope, "tool_name", "name", "parameters", "arguments"}};
+  return format;
+}
+
+}  // namespace
+
+std::unique_ptr<ToolParser> MakeCommandR7bParser(const ToolParserOptions& options) {
+  return std::make_unique<ListParser>(options, CommandR7bFormat());
+}
+
+std::string RenderCommandR7b(const std::vector<ToolCall>& calls) {
+  std::string out = "<|START_ACTION|>[";
+  for (size_t i = 0; i < calls.size(); ++i) {
+    out += i == 0 ? "\n    " : ",\n    ";
+    out += "{\"tool_call_id\": \"" + std::to_string(i) + "\", \"tool_name\": ";
+    text::AppendJsonString(out, calls[i].name);
+    out += ", \"parameters\": " + calls[i].arguments + "}";
+  }
+  out += "\n]<|END_ACTION|>";
+  return out;
+}
+
+}  // namespace crux::parse::tools

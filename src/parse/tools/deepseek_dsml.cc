@@ -1,0 +1,247 @@
+// deepseek_v32 / deepseek_v4 / dsml: DeepSeek V3.2 and V4 ("DSML" markup; `｜` is U+FF5C).
+//   <｜DSML｜function_calls>
+//   <｜DSML｜invoke name="get_weather">
+//   <｜DSML｜parameter name="city" string="true">Oslo</｜DSML｜parameter>
+//   <｜DSML｜parameter name="days" string="false">3</｜DSML｜parameter>
+//   </｜DSML｜invoke>
+//   </｜DSML｜function_calls>
+// (templates deepseek-ai-DeepSeek-V3.2; V4 names the block `tool_calls` instead of
+// `function_calls`: both are accepted.) String parameters are written as is (no escaping),
+// others as JSON. A parameter's type is the tool schema's when it declares one, else
+// `string="true"` means a string and anything else JSON (a value that is not valid JSON is
+// kept as a string). Strings stream as they arrive; other values are emitted when their
+// closing tag arrives. The call begins at its invoke tag; it ends (and is kept) at
+// `</｜DSML｜invoke>`. Block markers are dropped; an invoke outside a block is accepted.
+// Anything but whitespace between parameters makes the call malformed: it is returned,
+// markers included, as content.
+#include <memory>
+
+#include "parse/tools/tokens_common.h"
+
+namespace crux::parse::tools {
+namespace {
+
+constexpr std::string_view kInvoke = "<｜DSML｜invoke";
+constexpr std::string_view kInvokeEnd = "</｜DSML｜invoke>";
+constexpr std::string_view kParam = "<｜DSML｜parameter";
+constexpr std::string_view kParamEnd = "</｜DSML｜parameter>";
+constexpr size_t kMaxTag = 1024;
+
+class DsmlParser final : public TokenParser {
+ public:
+  explicit DsmlParser(const ToolParserOptions& options) : TokenParser(options) {}
+
+ private:
+  enum class State : uint8_t { kOutside, kInvokeTag, kBody, kParamTag, kValue, kDiscard };
+  enum BodyMarker : int { kParamMarker = 0, kInvokeEndMarker = 1 };
+
+  // Id 0 begins a call; the block markers are dropped.
+  static const text::MarkerSet& OutsideMarkers() {
+    static const text::MarkerSet set{kInvoke, "<｜DSML｜function_calls>",
+                                     "</｜DSML｜function_calls>", "<｜DSML｜tool_calls>",
+                                     "</｜DSML｜tool_calls>"};
+    return set;
+  }
+  static const text::MarkerSet& TagEnd() {
+    static const text::MarkerSet set{">"};
+    return set;
+  }
+  static const text::MarkerSet& BodyMarkers() {
+    static const text::MarkerSet set{kParam, kInvokeEnd};
+    return set;
+  }
+  static const text::MarkerSet& ValueEnd() {
+    static const text::MarkerSet set{kParamEnd};
+    return set;
+  }
+  // A malformed call ends at its invoke end (kept in its text) or at the block's end.
+  static const text::MarkerSet& DiscardMarkers() {
+    static const text::MarkerSet set{kInvokeEnd, "</｜DSML｜function_calls>",
+                                     "</｜DSML｜tool_calls>"};
+    return set;
+  }
+
+  void OnReset() override {
+    state_ = State::kOutside;
+    layout_.Reset();
+  }
+
+  // Back to outside text after a call (kept or given back as content).
+  void BackOutside() {
+    state_ = State::kOutside;
+    layout_.AfterCall();
+  }
+
+  void EmitArgs() {
+    if (!json_.empty()) Args(json_);
+    json_.clear();
+  }
+
+  size_t Outside(std::string_view rest, bool at_end) {
+    const size_t skipped = layout_.Skip(rest);
+    rest.remove_prefix(skipped);
+    const text::ScanResult hit = OutsideMarkers().Scan(rest, at_end);
+    Content(rest.substr(0, hit.pos));
+    if (hit.status != text::ScanStatus::kFound) return skipped + hit.pos;
+    if (hit.id == 0) {
+      OpenRegion(kInvoke);
+      tag_.clear();
+      state_ = State::kInvokeTag;
+    }
+    if (hit.id == 1 || hit.id == 3) layout_.Enter();
+    if (hit.id == 2 || hit.id == 4) layout_.Leave();
+    return skipped + hit.pos + hit.length;
+  }
+
+  size_t InvokeTag(std::string_view rest, bool at_end) {
+    const ReadResult r = ReadUntil(TagEnd(), rest, at_end, kMaxTag, tag_);
+    if (r.too_long || (r.found && !FindAttribute(tag_, "name", name_)) ||
+        (r.found && name_.empty())) {
+      state_ = State::kDiscard;
+    } else if (r.found) {
+      BeginCall(name_);
+      writer_.Reset();
+      state_ = State::kBody;
+    }
+    return r.consumed;
+  }
+
+  size_t Body(std::string_view rest, bool at_end) {
+    const size_t n = CaptureSpace(rest);
+    if (n == rest.size()) return n;
+    const MarkerMatch m = MatchAt(BodyMarkers(), rest.substr(n), at_end);
+    if (m.status == MarkerMatch::Status::kWait) return n;
+    if (m.status == MarkerMatch::Status::kNo) {
+      state_ = State::kDiscard;
+      return n;
+    }
+    Capture(rest.substr(n, m.length));
+    if (m.id == kParamMarker) {
+      tag_.clear();
+      state_ = State::kParamTag;
+    } else {
+      writer_.Close(json_);
+      EmitArgs();
+      CloseRegion();
+      BackOutside();
+    }
+    return n + m.length;
+  }
+
+  size_t ParamTag(std::string_view rest, bool at_end) {
+    const ReadResult r = ReadUntil(TagEnd(), rest, at_end, kMaxTag, tag_);
+    if (r.too_long || (r.found && (!FindAttribute(tag_, "name", key_) || key_.empty()))) {
+      state_ = State::kDiscard;
+    } else if (r.found) {
+      std::string_view hint;
+      if (FindAttribute(tag_, "string", attr_) && attr_ == "true") hint = "string";
+      writer_.Key(json_, key_);
+      value_.Begin(EffectiveType(ParamTypeOf(options(), name_, key_), hint), json_);
+      EmitArgs();
+      state_ = State::kValue;
+    }
+    return r.consumed;
+  }
+
+  size_t Value(std::string_view rest, bool at_end) {
+    const text::ScanResult hit = ValueEnd().Scan(rest, at_end);
+    Capture(rest.substr(0, hit.pos));
+    value_.Text(rest.substr(0, hit.pos), json_);
+    if (hit.status == text::ScanStatus::kFound) {
+      Capture(kParamEnd);
+      value_.End(json_);
+      state_ = State::kBody;
+    }
+    EmitArgs();
+    return hit.status == text::ScanStatus::kFound ? hit.pos + hit.length : hit.pos;
+  }
+
+  size_t Discard(std::string_view rest, bool at_end) {
+    const text::ScanResult hit = DiscardMarkers().Scan(rest, at_end);
+    Capture(rest.substr(0, hit.pos));
+    if (hit.status != text::ScanStatus::kFound) return hit.pos;
+    size_t n = hit.pos;
+    if (hit.id == 0) {
+      Capture(kInvokeEnd);
+      n += hit.length;
+    }
+    json_.clear();
+    CancelRegion();
+    BackOutside();
+    return n;
+  }
+
+  size_t Process(std::string_view text, bool at_end) override {
+    size_t pos = 0;
+    while (pos < text.size()) {
+      const std::string_view rest = text.substr(pos);
+      const State before = state_;
+      size_t n = 0;
+      switch (state_) {
+        case State::kOutside:
+          n = Outside(rest, at_end);
+          break;
+        case State::kInvokeTag:
+          n = InvokeTag(rest, at_end);
+          break;
+        case State::kBody:
+          n = Body(rest, at_end);
+          break;
+        case State::kParamTag:
+          n = ParamTag(rest, at_end);
+          break;
+        case State::kValue:
+          n = Value(rest, at_end);
+          break;
+        case State::kDiscard:
+          n = Discard(rest, at_end);
+          break;
+      }
+      pos += n;
+      if (n == 0 && state_ == before) break;  // waiting for a marker to complete
+    }
+    return pos;
+  }
+
+  State state_ = State::kOutside;
+  std::string tag_;   // attributes of the tag being read
+  std::string name_;  // the call's function name
+  std::string key_;   // the current parameter
+  std::string attr_;
+  std::string json_;  // arguments text not yet emitted
+  ArgsWriter writer_;
+  ParamValue value_;
+  BlockLayout layout_;
+};
+
+}  // namespace
+
+std::unique_ptr<ToolParser> MakeDeepSeekDsmlParser(const ToolParserOptions& options) {
+  return std::make_unique<DsmlParser>(options);
+}
+
+std::string RenderDeepSeekDsml(const std::vector<ToolCall>& calls) {
+  std::string out = "<｜DSML｜function_calls>\n";
+  std::vector<std::pair<std::string, std::string_view>> members;
+  for (const ToolCall& call : calls) {
+    out += std::string(kInvoke) + " name=\"" + call.name + "\">\n";
+    ObjectMembers(call.arguments, members);
+    for (const auto& [key, value] : members) {
+      const bool is_string = !value.empty() && value.front() == '"';
+      out += std::string(kParam) + " name=\"" + key + "\" string=\"" +
+             (is_string ? "true" : "false") + "\">";
+      std::string decoded;
+      if (is_string && text::DecodeJsonString(value.substr(1, value.size() - 2), decoded)) {
+        out += decoded;
+      } else {
+        out += value;
+      }
+      out += std::string(kParamEnd) + "\n";
+    }
+    out += std::string(kInvokeEnd) + "\n";
+  }
+  out += "</｜DSML｜function_calls>";
+  return out;
+}
+
+}  // namespace crux::parse::tools

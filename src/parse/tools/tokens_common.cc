@@ -1,0 +1,691 @@
+#include "parse/tools/tokens_common.h"
+
+namespace crux::parse::tools {
+namespace {
+
+constexpr size_t kMaxKey = 256;  // longest accepted key (a function name for kFunctionIsKey)
+constexpr size_t kMaxName = 256;
+
+bool IsJsonSpace(char c) {
+  return c == ' ' || c == '\n' || c == '\t' || c == '\r';
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// TokenParser
+
+size_t TokenParser::CaptureSpace(std::string_view text) {
+  size_t n = 0;
+  while (n < text.size() && text::IsSpace(text[n]))
+    ++n;
+  if (n > 0) Capture(text.substr(0, n));
+  return n;
+}
+
+TokenParser::ReadResult TokenParser::ReadUntil(const text::MarkerSet& set, std::string_view text,
+                                               bool at_end, size_t max, std::string& into) {
+  const text::ScanResult hit = set.Scan(text, at_end);
+  into.append(text.substr(0, hit.pos));
+  Capture(text.substr(0, hit.pos));
+  ReadResult result;
+  result.consumed = hit.pos;
+  result.too_long = into.size() > max;
+  if (result.too_long || hit.status != text::ScanStatus::kFound) return result;
+  Capture(text.substr(hit.pos, hit.length));
+  result.consumed += hit.length;
+  result.found = true;
+  result.id = hit.id;
+  return result;
+}
+
+MarkerMatch MatchAt(const text::MarkerSet& set, std::string_view text, bool at_end) {
+  // Only position 0 matters: the first max_length bytes decide it.
+  const std::string_view head = text.substr(0, set.max_length());
+  const text::ScanResult hit = set.Scan(head, at_end);
+  MarkerMatch match;
+  if (hit.pos != 0 || hit.status == text::ScanStatus::kNone) return match;
+  if (hit.status == text::ScanStatus::kPartial) {
+    match.status = MarkerMatch::Status::kWait;
+    return match;
+  }
+  match.status = MarkerMatch::Status::kFound;
+  match.id = hit.id;
+  match.length = hit.length;
+  return match;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JsonCallObject
+
+void JsonCallObject::Reset(const CallKeys& keys) {
+  keys_ = &keys;
+  state_ = State::kStart;
+  key_kind_ = KeyKind::kOther;
+  key_count_ = 0;
+  key_.clear();
+  name_.clear();
+  has_name_ = false;
+  has_args_ = false;
+  args_null_ = false;
+  begun_ = false;
+  pending_args_.clear();
+  decoded_.clear();
+  string_.Reset();
+  args_.Reset();
+  skip_.Reset();
+}
+
+bool JsonCallObject::KeyDone() {
+  ++key_count_;
+  state_ = State::kColon;
+  if (keys_->shape == CallShape::kFunctionIsKey) {
+    if (key_count_ > 1 || key_.empty()) return false;
+    name_ = key_;
+    has_name_ = true;
+    key_kind_ = KeyKind::kArgs;
+    return true;
+  }
+  if (key_ == keys_->name || (!keys_->name_alt.empty() && key_ == keys_->name_alt)) {
+    key_kind_ = has_name_ ? KeyKind::kOther : KeyKind::kName;
+  } else if (key_ == keys_->args || (!keys_->args_alt.empty() && key_ == keys_->args_alt)) {
+    if (has_args_) return false;  // two argument keys
+    key_kind_ = KeyKind::kArgs;
+  } else {
+    key_kind_ = KeyKind::kOther;
+  }
+  return true;
+}
+
+void JsonCallObject::MaybeBegin(CallSink& sink) {
+  if (begun_ || !has_name_ || !has_args_ || args_null_) return;
+  sink.BeginCall(name_);
+  begun_ = true;
+  if (!pending_args_.empty()) {
+    sink.Args(pending_args_);
+    pending_args_.clear();
+  }
+}
+
+void JsonCallObject::ArgsBytes(std::string_view bytes, CallSink& sink) {
+  if (bytes.empty()) return;
+  if (begun_) {
+    sink.Args(bytes);
+  } else {
+    pending_args_.append(bytes);
+  }
+}
+
+// Validates decoded bytes of string-wrapped arguments: one object, whitespace around it.
+bool JsonCallObject::ArgsStringBytes(CallSink& sink) {
+  std::string_view d = decoded_;
+  if (!args_.started()) {
+    while (!d.empty() && IsJsonSpace(d.front()))
+      d.remove_prefix(1);
+    if (d.empty()) return true;
+    if (d.front() != '{') return false;
+    has_args_ = true;
+    MaybeBegin(sink);
+  }
+  if (!args_.done()) {
+    size_t m = 0;
+    if (args_.Feed(d, m) == text::JsonScanner::Status::kError) return false;
+    ArgsBytes(d.substr(0, m), sink);
+    d.remove_prefix(m);
+  }
+  for (char ch : d) {
+    if (!IsJsonSpace(ch)) return false;
+  }
+  return true;
+}
+
+bool JsonCallObject::Finish(CallSink& sink) {
+  if (!has_name_) return false;
+  if (!begun_) {
+    sink.BeginCall(name_);
+    begun_ = true;
+    if (!pending_args_.empty()) sink.Args(pending_args_);
+    pending_args_.clear();
+  }
+  if (!has_args_ || args_null_) sink.Args("{}");
+  sink.EndCall();
+  state_ = State::kDone;
+  return true;
+}
+
+// Starts the value of the current key at byte `c`; false when it cannot be one.
+bool JsonCallObject::ValueStart(char c, CallSink& sink) {
+  if (key_kind_ == KeyKind::kName) {
+    if (c != '"') return false;
+    string_.Reset();
+    name_.clear();
+    state_ = State::kName;
+    return true;
+  }
+  if (key_kind_ == KeyKind::kArgs) {
+    args_.Reset();
+    if (c == '{') {
+      has_args_ = true;
+      state_ = State::kArgs;
+      MaybeBegin(sink);
+      return true;
+    }
+    if (c == '"') {
+      string_.Reset();
+      state_ = State::kArgsString;
+      return true;
+    }
+    if (c != 'n') return false;  // only null besides objects and strings
+    has_args_ = true;
+    args_null_ = true;
+  }
+  skip_.Reset();
+  state_ = State::kSkipValue;
+  return true;
+}
+
+// Structural bytes: braces, keys' quotes, colons, commas, whitespace.
+JsonCallObject::Step JsonCallObject::Punctuation(char c, CallSink& sink) {
+  constexpr Step kNext{1, Status::kNeedMore};
+  constexpr Step kBad{0, Status::kError};
+  if (IsJsonSpace(c)) return kNext;
+  switch (state_) {
+    case State::kStart:
+      if (c != '{') return kBad;
+      state_ = State::kKeyOrEnd;
+      return kNext;
+    case State::kKeyOrEnd:  // `{}` has no name
+    case State::kKey:
+      if (c != '"') return kBad;
+      key_.clear();
+      string_.Reset();
+      state_ = State::kKeyString;
+      return kNext;
+    case State::kColon:
+      if (c != ':') return kBad;
+      state_ = State::kValue;
+      return kNext;
+    case State::kValue:
+      if (!ValueStart(c, sink)) return kBad;
+      // Objects and skipped values are read by their scanner, from this byte.
+      return state_ == State::kArgs || state_ == State::kSkipValue ? Step{0, Status::kNeedMore}
+                                                                   : kNext;
+    case State::kAfterValue:
+      if (c == ',') {
+        state_ = State::kKey;
+        return kNext;
+      }
+      if (c != '}' || !Finish(sink)) return kBad;
+      return {1, Status::kDone};
+    default:
+      return kBad;
+  }
+}
+
+JsonCallObject::Step JsonCallObject::ReadString(std::string_view rest, CallSink& sink) {
+  const bool key = state_ == State::kKeyString;
+  std::string& out = key ? key_ : name_;
+  size_t n = 0;
+  const auto st = string_.Feed(rest, n, out);
+  if (st == JsonStringDecoder::Status::kError) return {n, Status::kError};
+  if (st != JsonStringDecoder::Status::kDone) return {n, Status::kNeedMore};
+  // The length is checked once the string is complete: checked earlier, the error would
+  // fall at a byte that depends on how the input was cut.
+  if (out.size() > (key ? kMaxKey : kMaxName)) return {n, Status::kError};
+  if (key) return {n, KeyDone() ? Status::kNeedMore : Status::kError};
+  if (name_.empty()) return {n, Status::kError};
+  has_name_ = true;
+  MaybeBegin(sink);
+  state_ = State::kAfterValue;
+  return {n, Status::kNeedMore};
+}
+
+JsonCallObject::Step JsonCallObject::ReadArgs(std::string_view rest, CallSink& sink) {
+  size_t n = 0;
+  const auto st = args_.Feed(rest, n);
+  ArgsBytes(rest.substr(0, n), sink);
+  if (st == text::JsonScanner::Status::kError) return {n, Status::kError};
+  if (st == text::JsonScanner::Status::kDone) state_ = State::kAfterValue;
+  return {n, Status::kNeedMore};
+}
+
+// One raw byte at a time (a rare form): an error inside the wrapped object is then found at
+// the same raw byte however the input was cut into feeds.
+JsonCallObject::Step JsonCallObject::ReadArgsString(std::string_view rest, CallSink& sink) {
+  size_t n = 0;
+  decoded_.clear();
+  const auto st = string_.Feed(rest.substr(0, 1), n, decoded_);
+  // The bytes decoded before a bad escape count too, so that whether the call began does
+  // not depend on where the feed ended.
+  const bool valid = ArgsStringBytes(sink);
+  if (st == JsonStringDecoder::Status::kError || !valid) return {n, Status::kError};
+  if (st == JsonStringDecoder::Status::kDone) {
+    if (!args_.started()) {  // "" or whitespace only: no arguments
+      has_args_ = true;
+      args_null_ = true;
+    } else if (!args_.done()) {
+      return {n, Status::kError};
+    }
+    state_ = State::kAfterValue;
+  }
+  return {n, Status::kNeedMore};
+}
+
+JsonCallObject::Step JsonCallObject::ReadSkipped(std::string_view rest) {
+  size_t n = 0;
+  const auto st = skip_.Feed(rest, n);
+  if (st == text::JsonScanner::Status::kError) return {n, Status::kError};
+  if (st == text::JsonScanner::Status::kDone) state_ = State::kAfterValue;
+  return {n, Status::kNeedMore};
+}
+
+JsonCallObject::Status JsonCallObject::Feed(std::string_view text, size_t& consumed,
+                                            CallSink& sink) {
+  size_t i = 0;
+  while (i < text.size()) {
+    const std::string_view rest = text.substr(i);
+    Step step{0, Status::kNeedMore};
+    switch (state_) {
+      case State::kKeyString:
+      case State::kName:
+        step = ReadString(rest, sink);
+        break;
+      case State::kArgs:
+        step = ReadArgs(rest, sink);
+        break;
+      case State::kArgsString:
+        step = ReadArgsString(rest, sink);
+        break;
+      case State::kSkipValue:
+        step = ReadSkipped(rest);
+        break;
+      case State::kDone:
+        step = {0, Status::kDone};
+        break;
+      case State::kError:
+        step = {0, Status::kError};
+        break;
+      default:
+        step = Punctuation(rest.front(), sink);
+        break;
+    }
+    i += step.n;
+    if (step.status != Status::kNeedMore) {
+      if (step.status == Status::kError) state_ = State::kError;
+      consumed = i;
+      return step.status;
+    }
+  }
+  consumed = text.size();
+  return Status::kNeedMore;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JsonCallList
+
+void JsonCallList::Reset(const CallKeys& keys) {
+  keys_ = &keys;
+  state_ = State::kFirst;
+  calls_ = 0;
+  separator_.clear();
+}
+
+// One byte between the list's elements.
+JsonCallList::Byte JsonCallList::Delimiter(char c, TokenParser& host) {
+  if (IsJsonSpace(c)) {
+    if (state_ == State::kAfterComma) {
+      separator_.push_back(c);
+    } else {
+      host.Capture(std::string_view(&c, 1));
+    }
+    return Byte::kTaken;
+  }
+  if (c == ']') {
+    if (state_ != State::kAfterComma) host.Capture("]");  // after a comma no region is open
+    state_ = State::kDone;
+    return Byte::kEnd;
+  }
+  if (state_ == State::kAfterObject) {
+    if (c != ',') {
+      state_ = State::kDone;
+      return Byte::kEndBefore;  // the list ends early; its calls are kept
+    }
+    host.CloseRegion();
+    separator_.assign(",");
+    state_ = State::kAfterComma;
+    return Byte::kTaken;
+  }
+  if (state_ == State::kAfterComma) host.OpenRegion(separator_);
+  if (c != '{') {
+    state_ = State::kError;
+    return Byte::kBad;
+  }
+  object_.Reset(*keys_);
+  state_ = State::kObject;
+  return Byte::kReread;
+}
+
+JsonCallList::Status JsonCallList::Feed(std::string_view text, size_t& consumed,
+                                        TokenParser& host) {
+  size_t i = 0;
+  while (i < text.size()) {
+    if (state_ == State::kObject) {
+      size_t n = 0;
+      const auto st = object_.Feed(text.substr(i), n, host);
+      host.Capture(text.substr(i, n));
+      i += n;
+      if (st == JsonCallObject::Status::kError) state_ = State::kError;
+      if (st == JsonCallObject::Status::kDone) {
+        ++calls_;
+        state_ = State::kAfterObject;
+      }
+      continue;
+    }
+    if (state_ == State::kDone || state_ == State::kError) break;
+    switch (Delimiter(text[i], host)) {
+      case Byte::kTaken:
+        ++i;
+        break;
+      case Byte::kReread:
+        break;
+      case Byte::kEnd:
+        consumed = i + 1;
+        return Status::kDone;
+      case Byte::kEndBefore:
+        consumed = i;
+        return Status::kDone;
+      case Byte::kBad:
+        consumed = i;
+        return Status::kError;
+    }
+  }
+  consumed = i;
+  if (state_ == State::kDone) return Status::kDone;
+  return state_ == State::kError ? Status::kError : Status::kNeedMore;
+}
+
+// ---------------------------------------------------------------------------------------------
+// ListParser
+
+void ListParser::OnReset() {
+  state_ = State::kOutside;
+  list_.Reset(format_.keys);
+  object_.Reset(format_.keys);
+}
+
+void ListParser::Failed() {
+  if (format_.end != nullptr) {
+    state_ = State::kDiscard;
+  } else {
+    CancelRegion();
+    state_ = State::kOutside;
+  }
+}
+
+size_t ListParser::Outside(std::string_view rest, bool at_end) {
+  const text::ScanResult hit = format_.outside->Scan(rest, at_end);
+  Content(rest.substr(0, hit.pos));
+  if (hit.status != text::ScanStatus::kFound) return hit.pos;
+  const std::string_view marker = rest.substr(hit.pos, hit.length);
+  if (hit.id < format_.starts) {
+    OpenRegion(marker);
+    if (marker.back() == '[') {
+      list_.Reset(format_.keys);
+      state_ = State::kList;
+    } else {
+      state_ = State::kOpen;
+    }
+  }
+  return hit.pos + hit.length;
+}
+
+size_t ListParser::Open(std::string_view rest) {
+  size_t n = CaptureSpace(rest);
+  if (n == rest.size()) return n;
+  if (rest[n] == '[') {
+    Capture("[");
+    list_.Reset(format_.keys);
+    state_ = State::kList;
+    return n + 1;
+  }
+  if (rest[n] == '{') {
+    object_.Reset(format_.keys);
+    state_ = State::kSingle;
+    return n;
+  }
+  CancelRegion();  // not a call after all: the marker is text
+  state_ = State::kOutside;
+  return n;
+}
+
+size_t ListParser::After(std::string_view rest, bool at_end) {
+  size_t n = 0;
+  while (n < rest.size() && text::IsSpace(rest[n]))
+    ++n;
+  if (region_open()) Capture(rest.substr(0, n));
+  if (n == rest.size()) return n;
+  if (format_.end != nullptr) {
+    const MarkerMatch m = MatchAt(*format_.end, rest.substr(n), at_end);
+    if (m.status == MarkerMatch::Status::kWait) return n;
+    if (m.status == MarkerMatch::Status::kFound) {
+      if (region_open()) {
+        Capture(rest.substr(n, m.length));
+        CloseRegion();
+      }
+      state_ = State::kOutside;
+      return n + m.length;
+    }
+  }
+  if (region_open()) CloseRegion();
+  state_ = State::kOutside;
+  return n;
+}
+
+size_t ListParser::Discard(std::string_view rest, bool at_end) {
+  const text::ScanResult hit = format_.end->Scan(rest, at_end);
+  Capture(rest.substr(0, hit.pos));
+  if (hit.status != text::ScanStatus::kFound) return hit.pos;
+  Capture(rest.substr(hit.pos, hit.length));
+  CancelRegion();
+  state_ = State::kOutside;
+  return hit.pos + hit.length;
+}
+
+size_t ListParser::Process(std::string_view text, bool at_end) {
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const std::string_view rest = text.substr(pos);
+    const State before = state_;
+    size_t n = 0;
+    switch (state_) {
+      case State::kOutside:
+        n = Outside(rest, at_end);
+        break;
+      case State::kOpen:
+        n = Open(rest);
+        break;
+      case State::kList: {
+        const auto st = list_.Feed(rest, n, *this);
+        if (st == JsonCallList::Status::kDone) state_ = State::kAfter;
+        if (st == JsonCallList::Status::kError) Failed();
+        break;
+      }
+      case State::kSingle: {
+        const auto st = object_.Feed(rest, n, *this);
+        Capture(rest.substr(0, n));
+        if (st == JsonCallObject::Status::kDone) state_ = State::kAfter;
+        if (st == JsonCallObject::Status::kError) Failed();
+        break;
+      }
+      case State::kAfter:
+        n = After(rest, at_end);
+        break;
+      case State::kDiscard:
+        n = Discard(rest, at_end);
+        break;
+    }
+    pos += n;
+    if (n == 0 && state_ == before) break;  // the rest may still become a marker
+  }
+  return pos;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JsonArgs
+
+void JsonArgs::Start(std::string_view name, std::string_view id) {
+  name_.assign(name);
+  id_.assign(id);
+  scanner_.Reset();
+}
+
+JsonArgs::Status JsonArgs::Feed(std::string_view text, size_t& consumed, CallSink& sink) {
+  size_t i = 0;
+  if (!scanner_.started()) {
+    while (i < text.size() && IsJsonSpace(text[i]))
+      ++i;
+    consumed = i;
+    if (i == text.size()) return Status::kNeedMore;
+    if (text[i] != '{') return Status::kError;
+    sink.BeginCall(name_, id_);
+  }
+  size_t n = 0;
+  const auto st = scanner_.Feed(text.substr(i), n);
+  if (n > 0) sink.Args(text.substr(i, n));
+  consumed = i + n;
+  if (st == text::JsonScanner::Status::kError) return Status::kError;
+  if (st == text::JsonScanner::Status::kNeedMore) return Status::kNeedMore;
+  sink.EndCall();
+  return Status::kDone;
+}
+
+void JsonArgs::EmitEmpty(CallSink& sink) {
+  sink.BeginCall(name_, id_);
+  sink.Args("{}");
+  sink.EndCall();
+}
+
+// ---------------------------------------------------------------------------------------------
+// ParamValue and attributes
+
+void ParamValue::Begin(ParamType type, std::string& out) {
+  type_ = type;
+  buffer_.clear();
+  if (type_ == ParamType::kString) out.push_back('"');
+}
+
+void ParamValue::Text(std::string_view text, std::string& out) {
+  if (type_ == ParamType::kString) {
+    text::AppendJsonEscaped(out, text);
+  } else {
+    buffer_.append(text);
+  }
+}
+
+void ParamValue::End(std::string& out) {
+  if (type_ == ParamType::kString) {
+    out.push_back('"');
+  } else {
+    out += ConvertValue(buffer_, type_);
+  }
+}
+
+bool FindAttribute(std::string_view attrs, std::string_view key, std::string& out) {
+  size_t from = 0;
+  while (true) {
+    const size_t at = attrs.find(key, from);
+    if (at == std::string_view::npos) return false;
+    from = at + 1;
+    const bool starts_word = at == 0 || text::IsSpace(attrs[at - 1]);
+    const size_t eq = at + key.size();
+    if (!starts_word || attrs.substr(eq, 2) != "=\"") continue;
+    const size_t end = attrs.find('"', eq + 2);
+    if (end == std::string_view::npos) return false;
+    const std::string_view value = attrs.substr(eq + 2, end - eq - 2);
+    out.clear();
+    static constexpr std::pair<std::string_view, char> kEntities[] = {
+        {"&amp;", '&'}, {"&quot;", '"'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&apos;", '\''}};
+    for (size_t i = 0; i < value.size(); ++i) {
+      bool decoded = false;
+      if (value[i] == '&') {
+        for (const auto& [entity, ch] : kEntities) {
+          if (value.substr(i, entity.size()) == entity) {
+            out.push_back(ch);
+            i += entity.size() - 1;
+            decoded = true;
+            break;
+          }
+        }
+      }
+      if (!decoded) out.push_back(value[i]);
+    }
+    return true;
+  }
+}
+
+ParamType EffectiveType(ParamType schema, std::string_view hint) {
+  if (schema != ParamType::kAny) return schema;
+  static constexpr std::pair<std::string_view, ParamType> kHints[] = {
+      {"string", ParamType::kString}, {"integer", ParamType::kInteger},
+      {"number", ParamType::kNumber}, {"boolean", ParamType::kBoolean},
+      {"null", ParamType::kNull},     {"object", ParamType::kObject},
+      {"array", ParamType::kArray}};
+  for (const auto& [word, type] : kHints) {
+    if (hint == word) return type;
+  }
+  return ParamType::kAny;
+}
+
+bool ObjectMembers(std::string_view object,
+                   std::vector<std::pair<std::string, std::string_view>>& members) {
+  members.clear();
+  auto skip_space = [&](size_t i) {
+    while (i < object.size() && IsJsonSpace(object[i]))
+      ++i;
+    return i;
+  };
+  size_t i = skip_space(0);
+  if (i == object.size() || object[i] != '{') return false;
+  i = skip_space(i + 1);
+  if (i < object.size() && object[i] == '}') return true;
+  while (i < object.size() && object[i] == '"') {
+    JsonStringDecoder key_decoder;
+    std::string key;
+    size_t n = 0;
+    if (key_decoder.Feed(object.substr(i + 1), n, key) != JsonStringDecoder::Status::kDone) {
+      return false;
+    }
+    i = skip_space(i + 1 + n);
+    if (i == object.size() || object[i] != ':') return false;
+    i = skip_space(i + 1);
+    text::JsonScanner value;
+    if (value.Feed(object.substr(i), n) != text::JsonScanner::Status::kDone) return false;
+    members.emplace_back(std::move(key), object.substr(i, n));
+    i = skip_space(i + n);
+    if (i < object.size() && object[i] == '}') return true;
+    if (i == object.size() || object[i] != ',') return false;
+    i = skip_space(i + 1);
+  }
+  return false;
+}
+
+std::string RenderJsonList(const std::vector<ToolCall>& calls, std::string_view name_key,
+                           std::string_view args_key) {
+  std::string out = "[";
+  for (const ToolCall& call : calls) {
+    if (out.size() > 1) out += ", ";
+    out += "{";
+    text::AppendJsonString(out, name_key);
+    out += ": ";
+    text::AppendJsonString(out, call.name);
+    out += ", ";
+    text::AppendJsonString(out, args_key);
+    out += ": ";
+    out += call.arguments;
+    out += "}";
+  }
+  out += "]";
+  return out;
+}
+
+}  // namespace crux::parse::tools

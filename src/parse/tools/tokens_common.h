@@ -1,0 +1,314 @@
+// Shared pieces of the special-token and JSON-list families (group "tokens"):
+// * TokenParser — ToolParserCore with its region operations opened to the components below.
+// * JsonCallObject — streams one JSON call object. Unlike the toolkit's JsonEnvelope the keys
+//   are configurable ("tool_name"/"parameters" for Cohere) and the function name may be the
+//   object's only key ({"get_weather": {…}} for Apertus).
+// * JsonCallList — streams `[obj, obj, …]` call by call: each object is its own call region,
+//   so a malformed element returns only its own text as content.
+// * ListParser — a whole family for "a JSON list of calls after a start marker, up to an
+//   optional end marker" (Apriel, Nemotron Nano v2, Command R7B, Firefunction v2, Apertus,
+//   Granite 3, GigaChat 3): configured by a ListFormat.
+// * JsonArgs — streams one JSON arguments object that follows a marker (Mistral, DeepSeek,
+//   Kimi, Solar Open), beginning the call at its first byte.
+// * ParamValue — one XML-style parameter value: strings stream as escaped JSON text, other
+//   types are converted when the value is complete (DeepSeek DSML, Kimi K3).
+// * BlockLayout — drops the whitespace a template puts between the markers of a call block.
+// Components are per parser instance (not thread-safe); the marker sets they use are static.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "parse/tools/toolkit.h"
+
+namespace crux::parse::tools {
+
+// Whether a marker of `set` starts at text[0]: kWait when text[0..] is a proper prefix of one.
+struct MarkerMatch {
+  enum class Status : uint8_t { kNo, kWait, kFound };
+  Status status = Status::kNo;
+  int id = -1;
+  size_t length = 0;
+};
+MarkerMatch MatchAt(const text::MarkerSet& set, std::string_view text, bool at_end);
+
+// ToolParserCore whose region operations can be driven by shared components.
+class TokenParser : public ToolParserCore {
+ public:
+  using ToolParserCore::CancelRegion;
+  using ToolParserCore::Capture;
+  using ToolParserCore::CloseRegion;
+  using ToolParserCore::OpenRegion;
+  using ToolParserCore::region_open;
+  using ToolParserCore::ToolParserCore;
+
+ protected:
+  // Captures the leading whitespace of `text` into the region; returns its length.
+  size_t CaptureSpace(std::string_view text);
+
+  // Reads region text up to a marker of `set` into `into`, capturing it (and the marker).
+  struct ReadResult {
+    size_t consumed = 0;
+    bool found = false;     // a marker ended the text (included in `consumed`)
+    int id = -1;            // which one
+    bool too_long = false;  // `into` grew past the limit
+  };
+  ReadResult ReadUntil(const text::MarkerSet& set, std::string_view text, bool at_end, size_t max,
+                       std::string& into);
+};
+
+enum class CallShape : uint8_t {
+  kEnvelope,       // {"name": "f", "arguments": {…}} (other keys are validated and ignored)
+  kFunctionIsKey,  // {"f": {…}}: the only key is the function name
+};
+
+// Which keys of a JSON call object carry the name and the arguments.
+struct CallKeys {
+  CallShape shape = CallShape::kEnvelope;
+  std::string_view name = "name";
+  std::string_view name_alt = {};  // a second accepted name key (empty: none)
+  std::string_view args = "arguments";
+  std::string_view args_alt = "parameters";
+};
+
+// Streams one JSON call object. The arguments may be an object, a JSON string holding an
+// object, or null (→ {}). The call begins once the name is known and the arguments have
+// started (arguments seen before the name are buffered); argument bytes pass through as
+// they are validated; EndCall comes with the object's closing brace. No name, non-object
+// arguments or invalid JSON is kError.
+class JsonCallObject {
+ public:
+  enum class Status : uint8_t { kNeedMore, kDone, kError };
+
+  void Reset(const CallKeys& keys);
+  // Consumes object bytes (leading whitespace allowed); `consumed` excludes a bad byte.
+  Status Feed(std::string_view text, size_t& consumed, CallSink& sink);
+
+ private:
+  enum class State : uint8_t {
+    kStart,
+    kKeyOrEnd,
+    kKey,
+    kKeyString,
+    kColon,
+    kValue,
+    kName,
+    kArgs,
+    kArgsString,
+    kSkipValue,
+    kAfterValue,
+    kDone,
+    kError
+  };
+  enum class KeyKind : uint8_t { kName, kArgs, kOther };
+
+  // Bytes consumed by one step, and kNeedMore to go on.
+  struct Step {
+    size_t n;
+    Status status;
+  };
+  Step Punctuation(char c, CallSink& sink);
+  Step ReadString(std::string_view rest, CallSink& sink);  // a key or the name
+  Step ReadArgs(std::string_view rest, CallSink& sink);
+  Step ReadArgsString(std::string_view rest, CallSink& sink);
+  Step ReadSkipped(std::string_view rest);
+  bool KeyDone();
+  bool ValueStart(char c, CallSink& sink);
+  bool ArgsStringBytes(CallSink& sink);
+  void ArgsBytes(std::string_view bytes, CallSink& sink);
+  void MaybeBegin(CallSink& sink);
+  bool Finish(CallSink& sink);
+
+  const CallKeys* keys_ = nullptr;
+  State state_ = State::kStart;
+  KeyKind key_kind_ = KeyKind::kOther;
+  int key_count_ = 0;
+  std::string key_;
+  std::string name_;
+  bool has_name_ = false;
+  bool has_args_ = false;
+  bool args_null_ = false;
+  bool begun_ = false;
+  std::string pending_args_;  // arguments seen before the name
+  std::string decoded_;       // scratch for string-wrapped arguments
+  JsonStringDecoder string_;
+  text::JsonScanner args_;
+  text::JsonScanner skip_;
+};
+
+// Streams the elements of a JSON list of call objects, after its '['. The region that holds
+// the '[' must be open; each later element gets its own region (opened at its separator).
+// The list ends at ']' (the region of the last call stays open, its call ended, so that the
+// family can capture an end marker) or at a byte that cannot continue the list after a
+// complete call (kDone without consuming it). kError: the open region holds the bad element.
+class JsonCallList {
+ public:
+  enum class Status : uint8_t { kNeedMore, kDone, kError };
+
+  void Reset(const CallKeys& keys);
+  Status Feed(std::string_view text, size_t& consumed, TokenParser& host);
+  int calls() const { return calls_; }
+
+ private:
+  enum class State : uint8_t { kFirst, kObject, kAfterObject, kAfterComma, kDone, kError };
+  // What Delimiter did with its byte.
+  enum class Byte : uint8_t { kTaken, kReread, kEnd, kEndBefore, kBad };
+
+  Byte Delimiter(char c, TokenParser& host);
+
+  const CallKeys* keys_ = nullptr;
+  State state_ = State::kFirst;
+  int calls_ = 0;
+  std::string separator_;  // ", " before the next element, captured once its region opens
+  JsonCallObject object_;
+};
+
+// A family whose calls are a JSON list (or a single call object) after a start marker.
+struct ListFormat {
+  const text::MarkerSet* outside = nullptr;  // start markers (ids < starts), then wrappers
+  int starts = 1;                            // wrappers (ids >= starts) are dropped
+  const text::MarkerSet* end = nullptr;      // optional end marker; nullptr: none
+  CallKeys keys;
+};
+
+class ListParser : public TokenParser {
+ public:
+  ListParser(const ToolParserOptions& options, const ListFormat& format)
+      : TokenParser(options), format_(format) {}
+
+ private:
+  enum class State : uint8_t { kOutside, kOpen, kList, kSingle, kAfter, kDiscard };
+
+  void OnReset() override;
+  size_t Process(std::string_view text, bool at_end) override;
+  size_t Outside(std::string_view rest, bool at_end);
+  size_t Open(std::string_view rest);
+  size_t After(std::string_view rest, bool at_end);
+  size_t Discard(std::string_view rest, bool at_end);
+  // The list or object failed: `Discard` up to the end marker, or give the text back now.
+  void Failed();
+
+  const ListFormat& format_;
+  State state_ = State::kOutside;
+  JsonCallList list_;
+  JsonCallObject object_;
+};
+
+// Streams one JSON object of arguments that follows a marker; the call begins (with the
+// name and id given to Start) at the object's first byte.
+class JsonArgs {
+ public:
+  enum class Status : uint8_t { kNeedMore, kDone, kError };
+
+  void Start(std::string_view name, std::string_view id);
+  // Leading whitespace is consumed; anything but an object is kError.
+  Status Feed(std::string_view text, size_t& consumed, CallSink& sink);
+  bool started() const { return scanner_.started(); }
+  // Begins the call with `{}` arguments and ends it (an empty argument section).
+  void EmitEmpty(CallSink& sink);
+
+ private:
+  std::string name_;
+  std::string id_;
+  text::JsonScanner scanner_;
+};
+
+// The value of one XML-style parameter, written to the arguments JSON text `out`.
+class ParamValue {
+ public:
+  // `type` kString streams the value as a JSON string; other types are buffered.
+  void Begin(ParamType type, std::string& out);
+  void Text(std::string_view text, std::string& out);
+  // The value is complete: closes the string, or converts the buffered text.
+  void End(std::string& out);
+
+ private:
+  ParamType type_ = ParamType::kAny;
+  std::string buffer_;
+};
+
+// The value of attribute `key` in `attrs` (`key="value"`), XML entities decoded into
+// `out`; false when absent.
+bool FindAttribute(std::string_view attrs, std::string_view key, std::string& out);
+
+// The type a parameter is streamed as: the schema's when it declares one, else the type the
+// model wrote (`hint`: "string", "number", "integer", "boolean", "null", "object", "array";
+// empty when none), else kAny.
+ParamType EffectiveType(ParamType schema, std::string_view hint);
+
+// Whitespace inside a block of calls (between the block's start marker, its calls and its
+// end marker) is layout, not content: templates put newlines there.
+class BlockLayout {
+ public:
+  void Reset() { in_block_ = skip_ = false; }
+  void Enter() { in_block_ = skip_ = true; }
+  void Leave() { in_block_ = skip_ = false; }
+  // A call just ended: whitespace after it is layout when it is inside a block.
+  void AfterCall() { skip_ = in_block_; }
+  // How many leading bytes of `text` are layout whitespace to drop.
+  size_t Skip(std::string_view text) {
+    if (!skip_) return 0;
+    size_t n = 0;
+    while (n < text.size() && text::IsSpace(text[n]))
+      ++n;
+    if (n < text.size()) skip_ = false;
+    return n;
+  }
+
+ private:
+  bool in_block_ = false;
+  bool skip_ = false;
+};
+
+// True for [A-Za-z0-9_.-] (characters of a function name in marker-delimited formats).
+inline bool IsNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.' || c == '-';
+}
+
+// Splits a JSON object's text into its members (key decoded, value as raw JSON text); false
+// when it is not an object. For renderers, not for the hot path.
+bool ObjectMembers(std::string_view object,
+                   std::vector<std::pair<std::string, std::string_view>>& members);
+
+// Writes `calls` as a JSON list of {"<name_key>": …, "<args_key>": …} objects.
+std::string RenderJsonList(const std::vector<ToolCall>& calls, std::string_view name_key,
+                           std::string_view args_key);
+
+// Entry points of the families in this group (one file each; rows in group_tokens.cc).
+std::unique_ptr<ToolParser> MakeMistralParser(const ToolParserOptions& options);
+std::string RenderMistral(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeDeepSeekParser(const ToolParserOptions& options);
+std::string RenderDeepSeek(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeKimiParser(const ToolParserOptions& options);
+std::string RenderKimi(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeGraniteParser(const ToolParserOptions& options);
+std::string RenderGranite(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeFunctionaryParser(const ToolParserOptions& options);
+std::string RenderFunctionary(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeXlamParser(const ToolParserOptions& options);
+std::string RenderXlam(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeDeepSeekDsmlParser(const ToolParserOptions& options);
+std::string RenderDeepSeekDsml(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeKimiK3Parser(const ToolParserOptions& options);
+std::string RenderKimiK3(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeAprielParser(const ToolParserOptions& options);
+std::string RenderApriel(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeCommandR7bParser(const ToolParserOptions& options);
+std::string RenderCommandR7b(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeFirefunctionParser(const ToolParserOptions& options);
+std::string RenderFirefunction(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeGigaChatParser(const ToolParserOptions& options);
+std::string RenderGigaChat(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeNemotronV2Parser(const ToolParserOptions& options);
+std::string RenderNemotronV2(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeSolarOpenParser(const ToolParserOptions& options);
+std::string RenderSolarOpen(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeApertusParser(const ToolParserOptions& options);
+std::string RenderApertus(const std::vector<ToolCall>& calls);
+
+}  // namespace crux::parse::tools
