@@ -36,7 +36,9 @@ class StreamParser {
 // Splits reasoning from answer text. Emits only kReasoning and kContent events.
 class ReasoningParser : public StreamParser {};
 
-// Extracts tool calls from answer text. Emits kContent and kToolCall* events.
+// Extracts tool calls from answer text. Emits kContent and kToolCall* events; families whose
+// format also carries reasoning channels (Harmony's analysis channel, Muse's `to=self`)
+// emit kReasoning for them when no reasoning parser ran before.
 class ToolParser : public StreamParser {};
 
 struct ReasoningOptions {

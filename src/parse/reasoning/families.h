@@ -14,6 +14,8 @@ std::unique_ptr<ReasoningParser> MakeGlm4Parser(const ReasoningOptions& options)
 std::unique_ptr<ReasoningParser> MakeMistralParser(const ReasoningOptions& options);
 std::unique_ptr<ReasoningParser> MakePoolsideV1Parser(const ReasoningOptions& options);
 std::unique_ptr<ReasoningParser> MakeStep3p5Parser(const ReasoningOptions& options);
+std::unique_ptr<ReasoningParser> MakeCommandRParser(const ReasoningOptions& options);
+std::unique_ptr<ReasoningParser> MakeApertusParser(const ReasoningOptions& options);
 std::unique_ptr<ReasoningParser> MakeGemma4Parser(const ReasoningOptions& options);
 std::unique_ptr<ReasoningParser> MakeHarmonyParser(const ReasoningOptions& options);
 std::unique_ptr<ReasoningParser> MakeGptOssParser(const ReasoningOptions& options);

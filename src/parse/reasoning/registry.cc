@@ -26,6 +26,10 @@ const std::vector<ReasoningParserInfo>& ReasoningParsers() {
        "<|channel|>analysis<|message|> … <|end|>; final / commentary channels", MakeGptOssParser},
       {"step3p5", {"step", "step3"}, "Step-3.5 (StepFun), Step3",
        "[<think>] … </think> (starts inside reasoning)", MakeStep3p5Parser},
+      {"command_r7b", {"cohere", "cohere2"}, "Cohere Command R7B, Command A (Cohere2)",
+       "<|START_THINKING|> … <|END_THINKING|>", MakeCommandRParser},
+      {"apertus", {}, "Swiss AI Apertus", "<|inner_prefix|> … <|inner_suffix|>",
+       MakeApertusParser},
   };
   return table;
 }

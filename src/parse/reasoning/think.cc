@@ -79,9 +79,17 @@ const ThinkFamily kGlm4{{"<think>", "</think>", "<|begin_of_box|>", "<|end_of_bo
 const ThinkFamily kMistral{{"[THINK]", "[/THINK]"}, false};
 const ThinkFamily kPoolsideV1{{"<think>", "</think>"}, false};
 const ThinkFamily kStep3p5{{"<think>", "</think>"}, true};
+const ThinkFamily kCommandR{{"<|START_THINKING|>", "<|END_THINKING|>"}, false};
+const ThinkFamily kApertus{{"<|inner_prefix|>", "<|inner_suffix|>"}, false};
 
 }  // namespace
 
+std::unique_ptr<ReasoningParser> MakeCommandRParser(const ReasoningOptions& o) {
+  return std::make_unique<ThinkParser>(kCommandR, o);
+}
+std::unique_ptr<ReasoningParser> MakeApertusParser(const ReasoningOptions& o) {
+  return std::make_unique<ThinkParser>(kApertus, o);
+}
 std::unique_ptr<ReasoningParser> MakeThinkParser(const ReasoningOptions& o) {
   return std::make_unique<ThinkParser>(kThink, o);
 }

@@ -1,0 +1,297 @@
+// Auto-detection of the tool-call family: one table of distinctive markers per family, read
+// by DetectToolParserFromOutput, DetectToolParserFromTemplate and the `auto` parser.
+//
+// Output markers are the start markers a family's calls begin with. Markers shared by several
+// families (`<tool_call>`, `<function=`, `<|start|>`) are resolved by the bytes that follow
+// them. Bare forms (a JSON envelope or a Python call list) count only at the start of the
+// output. Template needles are strings only one family's chat template contains; the table is
+// ordered from the most specific to the most generic and the first row whose needles all
+// occur wins.
+#include <algorithm>
+#include <array>
+#include <optional>
+
+#include "crux/parse/tools/registry.h"
+#include "parse/tools/other_common.h"
+
+namespace crux::parse {
+namespace tools {
+namespace {
+
+// How a marker's family is decided.
+enum class Resolve : uint8_t {
+  kDirect,       // the row's family
+  kToolCallTag,  // <tool_call>: JSON → hermes, <function= → qwen3_xml, a bare name → glm47
+  kFunctionTag,  // <function=f>: JSON body → llama, <parameter= → qwen3_xml, else not a call
+  kStartTag,     // <|start|>: a channel before the message → harmony, none → muse_glimmer
+};
+
+struct OutputMarker {
+  std::string_view marker;
+  std::string_view family;
+  Resolve resolve = Resolve::kDirect;
+};
+
+// Start markers of every family, as they appear in model output.
+constexpr std::array kOutputMarkers = {
+    OutputMarker{"<tool_call>", "", Resolve::kToolCallTag},
+    OutputMarker{"<function=", "", Resolve::kFunctionTag},
+    OutputMarker{"<|start|>", "", Resolve::kStartTag},
+    OutputMarker{"<|tool_call>", "gemma4"},
+    OutputMarker{"<|python_tag|>", "llama"},
+    OutputMarker{"<|python_start|>", "pythonic"},
+    OutputMarker{"<|channel|>", "harmony"},
+    OutputMarker{"<|tool_call_start|>", "lfm2"},
+    OutputMarker{"<atem:function_calls>", "muse_glimmer"},
+    OutputMarker{"[TOOL_CALLS]", "mistral"},
+    OutputMarker{"[Calling tool:", "qwen"},
+    OutputMarker{"<minimax:tool_call>", "minimax"},
+    OutputMarker{"]<]minimax[>[", "minimax_m3"},
+    OutputMarker{"<seed:tool_call>", "seed_oss"},
+    OutputMarker{"<｜tool▁calls▁begin｜>", "deepseek"},
+    OutputMarker{"<｜tool▁call▁begin｜>", "deepseek"},
+    OutputMarker{"<｜DSML｜", "deepseek_v32"},
+    OutputMarker{"<|tool_calls_section_begin|>", "kimi"},
+    OutputMarker{"<|tool_call_section_begin|>", "kimi"},
+    OutputMarker{"<|tool_call_begin|>", "kimi"},
+    OutputMarker{"<|open|>", "kimi_k3"},
+    OutputMarker{"<|tool_call|>", "granite"},
+    OutputMarker{"<tool_calls>", "apriel"},
+    OutputMarker{"<|START_ACTION|>", "command_r7b"},
+    OutputMarker{"functools[", "firefunction_v2"},
+    OutputMarker{"<|function_call|>", "gigachat3"},
+    OutputMarker{"function call<|role_sep|>", "gigachat3"},
+    OutputMarker{"<TOOLCALL>", "nemotron_v2"},
+    OutputMarker{"<|tools_prefix|>", "apertus"},
+    OutputMarker{"<|recipient|>", "functionary"},
+    OutputMarker{"<tool_calls:opensource>", "hy3"},
+    OutputMarker{"<tool_call:opensource>", "hy3"},
+    OutputMarker{"<function name=\"", "minicpm5"},
+    OutputMarker{"<|tool_calls|>", "solar_open"},
+    OutputMarker{"<|tool_call:begin|>", "solar_open"},
+};
+
+struct TemplateRow {
+  std::string_view family;
+  std::array<std::string_view, 2> needles;  // all present ("" = unused)
+};
+
+// Chat-template needles, most specific first.
+constexpr std::array kTemplateRows = {
+    TemplateRow{"harmony", {"<|channel|>", "<|message|>"}},
+    TemplateRow{"muse_glimmer", {"<atem:function_calls>", ""}},
+    TemplateRow{"mistral", {"[TOOL_CALLS]", ""}},
+    TemplateRow{"kimi", {"<|tool_calls_section_begin|>", ""}},
+    TemplateRow{"kimi_k3", {"<|open|>", "<|close|>"}},
+    TemplateRow{"deepseek_v32", {"dsml_token", "DSML"}},
+    TemplateRow{"deepseek", {"tool▁calls▁begin", ""}},
+    TemplateRow{"minimax_m3", {"]<]minimax[>[", ""}},
+    TemplateRow{"minimax", {"<minimax:tool_call>", ""}},
+    TemplateRow{"seed_oss", {"<seed:tool_call>", ""}},
+    TemplateRow{"gemma4", {"<|tool_call>call:", ""}},
+    TemplateRow{"lfm2", {"<|tool_list_start|>", ""}},
+    TemplateRow{"lfm2", {"<|tool_call_start|>", ""}},
+    TemplateRow{"lfm2", {"List of tools: [", ""}},
+    TemplateRow{"command_r7b", {"<|START_ACTION|>", ""}},
+    TemplateRow{"granite", {"<|tool_call|>", ""}},
+    TemplateRow{"apertus", {"<|tools_prefix|>", ""}},
+    TemplateRow{"nemotron_v2", {"<TOOLCALL>", ""}},
+    TemplateRow{"gigachat3", {"<|role_sep|>", "<|message_sep|>"}},
+    TemplateRow{"firefunction_v2", {"functools[", ""}},
+    TemplateRow{"functionary", {">>>all", ""}},
+    TemplateRow{"functionary", {"start_tag => `<function`", ""}},
+    TemplateRow{"hy3", {":opensource", ""}},
+    TemplateRow{"solar_open", {"<|tool_call:begin|>", ""}},
+    TemplateRow{"minicpm5", {"<function name=", "<param name="}},
+    TemplateRow{"apriel", {"<tool_calls>", "<|begin_assistant|>"}},
+    TemplateRow{"apriel", {"<tool_calls>", "<|assistant|>"}},
+    TemplateRow{"ling3", {"<role>ASSISTANT</role>", "<arg_key>"}},
+    TemplateRow{"poolside_v1", {"laguna", "<arg_key>"}},
+    TemplateRow{"glm47", {"<arg_key>", ""}},
+    TemplateRow{"nemotron", {"truncate_history_thinking", "<parameter="}},
+    TemplateRow{"step3p5", {"<im_patch>", "<parameter="}},
+    TemplateRow{"qwen3_xml", {"<function=", "<parameter="}},
+    TemplateRow{"pythonic", {"[func_name1(", ""}},
+    TemplateRow{"llama", {"<|python_tag|>", ""}},
+    TemplateRow{"llama", {"\"parameters\": dictionary of argument name", ""}},
+    TemplateRow{"hermes", {"<tool_call>", ""}},
+};
+
+constexpr size_t kMaxLookahead = 320;
+
+Detection Need(bool at_end) {
+  return at_end ? Detection{} : Detection{Verdict::kNeedMore, {}};
+}
+Detection Found(std::string_view family) {
+  return {Verdict::kFamily, family};
+}
+
+size_t SkipSpace(std::string_view text, size_t i) {
+  while (i < text.size() && text::IsSpace(text[i]))
+    ++i;
+  return i;
+}
+
+// -1 when `text` at `i` cannot start with `word`, 0 when it is a proper prefix, 1 when it does.
+int WordAt(std::string_view text, size_t i, std::string_view word) {
+  const std::string_view rest = text.substr(std::min(i, text.size()));
+  if (rest.starts_with(word)) return 1;
+  return rest.size() < word.size() && word.starts_with(rest) ? 0 : -1;
+}
+
+// After `<tool_call>`.
+Detection ResolveToolCall(std::string_view text, bool at_end) {
+  const size_t i = SkipSpace(text, 0);
+  if (i == text.size()) return Need(at_end);
+  if (text[i] == '{' || text[i] == '[') return Found("hermes");
+  const int function = WordAt(text, i, "<function=");
+  if (function == 1) return Found("qwen3_xml");
+  if (function == 0) return Need(at_end);
+  if (!IsNameStart(text[i])) return {};
+  size_t end = i;
+  while (end < text.size() && IsNameByte(text[end]))
+    ++end;
+  if (end == text.size()) return Need(at_end);
+  return text[end] == '\n' || text[end] == '<' ? Found("glm47") : Detection{};
+}
+
+// After `<function=`.
+Detection ResolveFunction(std::string_view text, bool at_end) {
+  size_t i = 0;
+  while (i < text.size() && IsNameByte(text[i]))
+    ++i;
+  if (i == text.size()) return Need(at_end);
+  if (i == 0 || text[i] != '>') return {};
+  i = SkipSpace(text, i + 1);
+  if (i == text.size()) return Need(at_end);
+  if (text[i] == '{') return Found("llama");
+  const int parameter = WordAt(text, i, "<parameter=");
+  if (parameter == 1) return Found("qwen3_xml");
+  return parameter == 0 ? Need(at_end) : Detection{};
+}
+
+// After `<|start|>`: the header runs to `<|message|>`; Harmony headers name a channel.
+Detection ResolveStart(std::string_view text, bool at_end) {
+  const size_t message = text.find("<|message|>");
+  const size_t channel = text.find("<|channel|>");
+  if (channel != std::string_view::npos && channel < message) return Found("harmony");
+  if (message != std::string_view::npos) return Found("muse_glimmer");
+  return Need(at_end);
+}
+
+// `text` starts with '{': a call envelope whose first key is "name" (or "type") → `family`.
+Detection EnvelopeAt(std::string_view text, bool at_end, std::string_view family) {
+  const size_t i = SkipSpace(text, 1);
+  if (i == text.size()) return Need(at_end);
+  if (text[i] != '"') return {};
+  const size_t close = text.find('"', i + 1);
+  const bool complete = close != std::string_view::npos;
+  const std::string_view key =
+      text.substr(i + 1, complete ? close - i - 1 : std::string_view::npos);
+  if (!CanStartEnvelope(key, complete)) return {};
+  return complete ? Found(family) : Need(at_end);
+}
+
+const OutputMarker& RowOf(int id) {
+  return kOutputMarkers[static_cast<size_t>(id)];
+}
+
+bool Registered(std::string_view family) {
+  return FindParserInfo(ToolParsers(), family) != nullptr;
+}
+
+}  // namespace
+
+const text::MarkerSet& OutputStartMarkers() {
+  static const text::MarkerSet set = [] {
+    std::vector<std::string> markers;
+    for (const OutputMarker& row : kOutputMarkers)
+      markers.emplace_back(row.marker);
+    return text::MarkerSet(markers);
+  }();
+  return set;
+}
+
+Detection ClassifyAtMarker(int id, std::string_view text, bool at_end) {
+  const OutputMarker& row = RowOf(id);
+  const std::string_view after = text.substr(row.marker.size());
+  if (!at_end && after.size() > kMaxLookahead) at_end = true;  // undecided for too long
+  const std::string_view window = after.substr(0, kMaxLookahead);
+  switch (row.resolve) {
+    case Resolve::kDirect:
+      return Found(row.family);
+    case Resolve::kToolCallTag:
+      return ResolveToolCall(window, at_end);
+    case Resolve::kFunctionTag:
+      return ResolveFunction(window, at_end);
+    case Resolve::kStartTag:
+      return ResolveStart(window, at_end);
+  }
+  return {};
+}
+
+Detection ClassifyBareStart(std::string_view text, bool at_end) {
+  if (text.empty()) return Need(at_end);
+  if (!at_end && text.size() > kMaxLookahead) at_end = true;
+  text = text.substr(0, kMaxLookahead);
+  if (text[0] == '{') return EnvelopeAt(text, at_end, "llama");
+  if (text[0] == '[') {
+    const size_t i = SkipSpace(text, 1);
+    if (i == text.size()) return Need(at_end);
+    if (text[i] == '{') return EnvelopeAt(text.substr(i), at_end, "xlam");  // [{"name": …
+    const int list = CallListAt(text, at_end);
+    if (list == 0) return Need(at_end);
+    return list > 0 ? Found("pythonic") : Detection{};
+  }
+  for (const std::string_view lead : {std::string_view(" to="), std::string_view("to=")}) {
+    const int at = WordAt(text, 0, lead);
+    if (at == 0) return Need(at_end);
+    if (at == 1) return ResolveStart(text, at_end);
+  }
+  return {};
+}
+
+std::optional<std::string_view> DetectFromOutput(std::string_view text) {
+  const std::string_view start = text::TrimLeft(text);
+  const text::MarkerSet& markers = OutputStartMarkers();
+  const text::ScanResult first = markers.Scan(start, true);
+  if (first.status != text::ScanStatus::kFound || first.pos != 0) {
+    const Detection bare = ClassifyBareStart(start, true);
+    if (bare.verdict == Verdict::kFamily) return bare.family;
+  }
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const text::ScanResult hit = markers.Scan(text.substr(pos), true);
+    if (hit.status != text::ScanStatus::kFound) break;
+    const Detection d = ClassifyAtMarker(hit.id, text.substr(pos + hit.pos), true);
+    if (d.verdict == Verdict::kFamily) return d.family;
+    pos += hit.pos + 1;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string_view> DetectFromTemplate(std::string_view source) {
+  for (const TemplateRow& row : kTemplateRows) {
+    const bool all = std::all_of(row.needles.begin(), row.needles.end(), [&](std::string_view n) {
+      return n.empty() || source.find(n) != std::string_view::npos;
+    });
+    if (all) return row.family;
+  }
+  return std::nullopt;
+}
+
+bool IsRegisteredFamily(std::string_view family) {
+  return Registered(family);
+}
+
+}  // namespace tools
+
+std::optional<std::string_view> DetectToolParserFromOutput(std::string_view text) {
+  return tools::DetectFromOutput(text);
+}
+
+std::optional<std::string_view> DetectToolParserFromTemplate(std::string_view template_source) {
+  return tools::DetectFromTemplate(template_source);
+}
+
+}  // namespace crux::parse

@@ -1,0 +1,650 @@
+// gemma4 (Gemma 4): `<|tool_call>call:NAME{ARGS}<tool_call|>`, ARGS in Gemma's literal syntax:
+// bare keys (or `<|"|>key<|"|>`), strings between `<|"|>` delimiters, bare numbers and
+// true/false/null, nested {} and []. Several `call:` may follow each other in one block, and
+// every block in the output is parsed (the reference only reads the first). ARGS are converted
+// to JSON as they stream: `<|"|>` strings become escaped JSON strings byte by byte; a bare
+// value is written when it ends, as a number or literal when it is one, otherwise as a string
+// (so `note:hello world` is the string "hello world"; bare words are strings because the
+// template omits the delimiters for enum values). JSON "strings" are accepted too.
+// Fallback forms, also streamed: `call:NAME(k="v")` inside a block (Python keyword arguments)
+// and a fenced ```tool_code block of Python calls, one per line (names may be dotted).
+// A malformed call is returned as content with its markup, up to the block's end marker.
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "parse/tools/other_common.h"
+
+namespace crux::parse::tools {
+namespace {
+
+constexpr std::string_view kBlockOpen = "<|tool_call>";
+constexpr std::string_view kBlockClose = "<tool_call|>";
+constexpr std::string_view kCallPrefix = "call:";
+constexpr std::string_view kQuote = "<|\"|>";
+constexpr std::string_view kFenceOpen = "```tool_code";
+constexpr std::string_view kFence = "```";
+constexpr size_t kMaxBare = 4096;
+
+const text::MarkerSet& QuoteMarker() {
+  static const text::MarkerSet set{kQuote};
+  return set;
+}
+
+// Converts one Gemma literal dict (from its '{' to the matching '}') to JSON text, streaming.
+class GemmaArgs {
+ public:
+  enum class Status : uint8_t { kNeedMore, kDone, kError };
+
+  // Consumes from `text`, appending JSON to `out`; `consumed` counts the bytes used (for
+  // kDone up to and including the closing brace; for kNeedMore the rest may be a partial
+  // `<|"|>` that must be offered again with more bytes).
+  Status Feed(std::string_view text, bool at_end, size_t& consumed, std::string& out);
+  void Reset() {
+    state_ = State::kOpen;
+    stack_.clear();
+    key_.clear();
+    bare_.clear();
+    string_.Reset();
+    pending_comma_ = false;
+  }
+
+ private:
+  enum class State : uint8_t {
+    kOpen,
+    kKey,
+    kKeyBare,
+    kKeyQuoted,
+    kKeyJson,
+    kColon,
+    kValue,
+    kQuoted,
+    kJsonString,
+    kBare,
+    kAfterValue,
+    kDone,
+    kError
+  };
+  // Returned by a step that needs more bytes before it can consume anything.
+  static constexpr size_t kWait = static_cast<size_t>(-1);
+
+  size_t Fail() {
+    state_ = State::kError;
+    return 0;
+  }
+  void Comma(std::string& out) {
+    if (pending_comma_) out.append(", ");
+    pending_comma_ = false;
+  }
+  // `rest` starts a `<|"|>` string: 1 yes, 0 cannot tell yet, -1 no.
+  static int QuoteAt(std::string_view rest, bool at_end) {
+    if (rest.starts_with(kQuote)) return 1;
+    if (!at_end && rest.size() < kQuote.size() && kQuote.starts_with(rest)) return 0;
+    return -1;
+  }
+  bool Close(char c, std::string& out) {
+    if (stack_.empty() || (c == '}') != (stack_.back() == '{')) return false;
+    out.push_back(c);
+    stack_.pop_back();
+    pending_comma_ = false;
+    state_ = stack_.empty() ? State::kDone : State::kAfterValue;
+    return true;
+  }
+  size_t KeyStart(std::string_view rest, bool at_end, std::string& out);
+  size_t ValueStart(std::string_view rest, bool at_end, std::string& out);
+  size_t KeyBareStep(char c, std::string& out);
+  size_t QuotedStep(std::string_view rest, bool at_end, std::string& out);
+  size_t JsonStringStep(std::string_view rest, std::string& out);
+  size_t BareStep(char c, std::string& out);
+  size_t PunctuationStep(char c, std::string& out);
+  void WriteKey(std::string& out);
+  void WriteBare(std::string& out);
+
+  State state_ = State::kOpen;
+  std::vector<char> stack_;
+  std::string key_;
+  std::string bare_;
+  std::string decoded_;
+  JsonStringDecoder string_;
+  size_t key_raw_ = 0;  // input bytes of the JSON-string key being read
+  bool pending_comma_ = false;
+};
+
+GemmaArgs::Status GemmaArgs::Feed(std::string_view text, bool at_end, size_t& consumed,
+                                  std::string& out) {
+  size_t i = 0;
+  while (i < text.size()) {
+    const std::string_view rest = text.substr(i);
+    const bool space = text::IsSpace(rest[0]);
+    size_t n = 0;
+    switch (state_) {
+      case State::kKey:
+        n = space ? 1 : KeyStart(rest, at_end, out);
+        break;
+      case State::kValue:
+        n = space ? 1 : ValueStart(rest, at_end, out);
+        break;
+      case State::kKeyBare:
+        n = KeyBareStep(rest[0], out);
+        break;
+      case State::kKeyQuoted:
+      case State::kQuoted:
+        n = QuotedStep(rest, at_end, out);
+        break;
+      case State::kKeyJson:
+      case State::kJsonString:
+        n = JsonStringStep(rest, out);
+        break;
+      case State::kBare:
+        n = BareStep(rest[0], out);
+        break;
+      case State::kOpen:
+      case State::kColon:
+      case State::kAfterValue:
+        n = space ? 1 : PunctuationStep(rest[0], out);
+        break;
+      case State::kDone:
+      case State::kError:
+        break;
+    }
+    if (n == kWait) {
+      consumed = i;
+      return Status::kNeedMore;
+    }
+    if (state_ == State::kDone) {
+      consumed = i + n;
+      return Status::kDone;
+    }
+    if (state_ == State::kError) {
+      consumed = i + n;
+      return Status::kError;
+    }
+    i += n;
+  }
+  consumed = text.size();
+  return Status::kNeedMore;
+}
+
+size_t GemmaArgs::KeyStart(std::string_view rest, bool at_end, std::string& out) {
+  const char c = rest[0];
+  if (c == '}') return Close(c, out) ? 1 : Fail();  // an empty dict or a trailing comma
+  const int quote = QuoteAt(rest, at_end);
+  if (quote == 0) return kWait;
+  Comma(out);
+  if (quote == 1) {
+    state_ = State::kKeyQuoted;
+    return kQuote.size();
+  }
+  if (c == '"') {
+    string_.Reset();
+    key_raw_ = 0;
+    state_ = State::kKeyJson;
+    return 1;
+  }
+  if (c == '{' || c == '[' || c == ']' || c == ',' || c == ':') return Fail();
+  key_.assign(1, c);
+  state_ = State::kKeyBare;
+  return 1;
+}
+
+size_t GemmaArgs::ValueStart(std::string_view rest, bool at_end, std::string& out) {
+  const char c = rest[0];
+  if (c == ']' && !stack_.empty() && stack_.back() == '[') {  // empty list or trailing comma
+    return Close(c, out) ? 1 : Fail();
+  }
+  const int quote = QuoteAt(rest, at_end);
+  if (quote == 0) return kWait;
+  Comma(out);
+  if (quote == 1) {
+    out.push_back('"');
+    state_ = State::kQuoted;
+    return kQuote.size();
+  }
+  if (c == '"') {
+    out.push_back('"');
+    string_.Reset();
+    state_ = State::kJsonString;
+    return 1;
+  }
+  if (c == '{' || c == '[') {
+    stack_.push_back(c);
+    out.push_back(c);
+    state_ = c == '{' ? State::kKey : State::kValue;
+    return 1;
+  }
+  if (c == '}' || c == ']' || c == ',' || c == ':') return Fail();
+  bare_.assign(1, c);
+  state_ = State::kBare;
+  return 1;
+}
+
+size_t GemmaArgs::KeyBareStep(char c, std::string& out) {
+  if (c == ':') {
+    WriteKey(out);
+    state_ = State::kValue;
+    return 1;
+  }
+  if (c == '{' || c == '}' || c == '[' || c == ']' || c == ',' || c == '"' ||
+      key_.size() >= kMaxNameLength) {
+    return Fail();
+  }
+  key_.push_back(c);
+  return 1;
+}
+
+// Inside a `<|"|>` string (a value, streamed, or a key, collected).
+size_t GemmaArgs::QuotedStep(std::string_view rest, bool at_end, std::string& out) {
+  const text::ScanResult hit = QuoteMarker().Scan(rest, at_end);
+  const std::string_view part = rest.substr(0, hit.pos);
+  if (state_ == State::kQuoted) {
+    text::AppendJsonEscaped(out, part);
+  } else {
+    if (key_.size() + part.size() > kMaxNameLength) {  // fails at the same byte however cut
+      const size_t room = kMaxNameLength - key_.size();
+      key_.append(part.substr(0, room));
+      Fail();
+      return room;
+    }
+    key_.append(part);
+  }
+  if (hit.status != text::ScanStatus::kFound) return hit.pos == 0 ? kWait : hit.pos;
+  if (state_ == State::kQuoted) {
+    out.push_back('"');
+    state_ = State::kAfterValue;
+  } else {
+    state_ = State::kColon;
+  }
+  return hit.pos + hit.length;
+}
+
+// Errors (and a key's length limit, counted in input bytes) fall on the same byte however the
+// text is cut: a key string is fed at most its remaining budget.
+size_t GemmaArgs::JsonStringStep(std::string_view rest, std::string& out) {
+  const bool key = state_ == State::kKeyJson;
+  if (key && key_raw_ >= kMaxNameLength) return Fail();
+  size_t n = 0;
+  decoded_.clear();
+  const auto status =
+      string_.Feed(key ? rest.substr(0, kMaxNameLength - key_raw_) : rest, n, decoded_);
+  if (status == JsonStringDecoder::Status::kError) {
+    Fail();
+    return n;
+  }
+  if (key) {
+    key_raw_ += n;
+    key_.append(decoded_);
+  } else {
+    text::AppendJsonEscaped(out, decoded_);
+  }
+  if (status == JsonStringDecoder::Status::kDone) {
+    if (state_ == State::kJsonString) {
+      out.push_back('"');
+      state_ = State::kAfterValue;
+    } else {
+      state_ = State::kColon;
+    }
+  }
+  return n;
+}
+
+// A bare value runs to the next ',', '}' or ']' of its container.
+size_t GemmaArgs::BareStep(char c, std::string& out) {
+  if (c == ',' || c == '}' || c == ']') {
+    WriteBare(out);
+    state_ = State::kAfterValue;
+    return 0;
+  }
+  if (bare_.size() >= kMaxBare) return Fail();
+  bare_.push_back(c);
+  return 1;
+}
+
+// The single bytes between tokens: the opening '{', a key's ':', ',' and closers.
+size_t GemmaArgs::PunctuationStep(char c, std::string& out) {
+  if (state_ == State::kOpen) {
+    if (c != '{') return Fail();
+    stack_.push_back('{');
+    out.push_back('{');
+    state_ = State::kKey;
+    return 1;
+  }
+  if (state_ == State::kColon) {
+    if (c != ':') return Fail();
+    WriteKey(out);
+    state_ = State::kValue;
+    return 1;
+  }
+  if (c == ',') {
+    pending_comma_ = true;
+    state_ = stack_.back() == '{' ? State::kKey : State::kValue;
+    return 1;
+  }
+  return Close(c, out) ? 1 : Fail();
+}
+
+void GemmaArgs::WriteKey(std::string& out) {
+  text::AppendJsonString(out, text::Trim(key_));
+  out.append(": ");
+  key_.clear();
+}
+
+// A bare value: a number or literal as it is, anything else as a string.
+void GemmaArgs::WriteBare(std::string& out) {
+  const std::string_view value = text::Trim(bare_);
+  const bool literal = value == "true" || value == "false" || value == "null";
+  const bool number = !value.empty() && (value[0] == '-' || (value[0] >= '0' && value[0] <= '9')) &&
+                      IsJsonValue(value);
+  if (literal || number) {
+    out.append(value);
+  } else {
+    text::AppendJsonString(out, value);
+  }
+  bare_.clear();
+}
+
+class Gemma4Parser final : public ToolParserCore {
+ public:
+  explicit Gemma4Parser(const ToolParserOptions& options) : ToolParserCore(options) {}
+
+ private:
+  enum class State : uint8_t {
+    kOutside,
+    kBlockCall,    // inside a block, before a call: `call:` or the end marker
+    kName,         // after `call:` (or, fenced, at a name)
+    kGemmaArgs,    // {…}
+    kPythonArgs,   // (…)
+    kAfterCall,    // inside a block, after a call
+    kDiscard,      // a malformed call: captured up to the block's end
+    kFenceHeader,  // the rest of the ```tool_code line
+    kFenceCall,    // fenced: a call or the closing fence
+  };
+
+  static constexpr size_t kHold = static_cast<size_t>(-1);
+
+  static const text::MarkerSet& OutsideMarkers() {
+    static const text::MarkerSet set{kBlockOpen, kFenceOpen};
+    return set;
+  }
+  static const text::MarkerSet& BlockMarkers() {
+    static const text::MarkerSet set{kCallPrefix, kBlockClose};
+    return set;
+  }
+  static const text::MarkerSet& DiscardMarkers() {
+    static const text::MarkerSet set{kBlockClose, kBlockOpen};
+    return set;
+  }
+  static const text::MarkerSet& FenceMarkers() {
+    static const text::MarkerSet set{kFence};
+    return set;
+  }
+
+  void OnReset() override {
+    state_ = State::kOutside;
+    fenced_ = false;
+    fence_header_ = 0;
+    name_.clear();
+  }
+
+  size_t Process(std::string_view text, bool at_end) override {
+    size_t pos = 0;
+    while (pos < text.size()) {
+      const std::string_view rest = text.substr(pos);
+      size_t n = 0;
+      switch (state_) {
+        case State::kOutside:
+          n = OutsideStep(rest, at_end);
+          break;
+        case State::kBlockCall:
+        case State::kAfterCall:
+          n = BlockStep(rest, at_end);
+          break;
+        case State::kName:
+          n = NameStep(rest);
+          break;
+        case State::kGemmaArgs:
+          n = GemmaArgsStep(rest, at_end);
+          break;
+        case State::kPythonArgs:
+          n = PythonArgsStep(rest);
+          break;
+        case State::kDiscard:
+          n = DiscardStep(rest, at_end);
+          break;
+        case State::kFenceHeader:
+          n = FenceHeaderStep(rest);
+          break;
+        case State::kFenceCall:
+          n = FenceCallStep(rest, at_end);
+          break;
+      }
+      if (n == kHold) return pos;
+      pos += n;
+    }
+    return pos;
+  }
+
+  size_t OutsideStep(std::string_view rest, bool at_end) {
+    const text::ScanResult hit = OutsideMarkers().Scan(rest, at_end);
+    Content(rest.substr(0, hit.pos));
+    if (hit.status != text::ScanStatus::kFound) return hit.pos == 0 ? kHold : hit.pos;
+    OpenRegion(rest.substr(hit.pos, hit.length));
+    fenced_ = OutsideMarkers().marker(hit.id) == kFenceOpen;
+    state_ = fenced_ ? State::kFenceHeader : State::kBlockCall;
+    return hit.pos + hit.length;
+  }
+
+  // Inside a block, before a call or after one: `call:`, the end marker, or (after a call)
+  // anything else, which ends the block.
+  size_t BlockStep(std::string_view rest, bool at_end) {
+    const bool after_call = state_ == State::kAfterCall;
+    if (text::IsSpace(rest[0])) {
+      if (!after_call) Capture(rest.substr(0, 1));
+      return 1;
+    }
+    const text::ScanResult hit = BlockMarkers().Scan(rest, at_end);
+    if (hit.pos == 0 && hit.status == text::ScanStatus::kPartial) return kHold;
+    if (hit.pos != 0 || hit.status != text::ScanStatus::kFound) {
+      if (!after_call) return Discard();
+      state_ = State::kOutside;  // text after the calls without an end marker: content
+      return 0;
+    }
+    if (BlockMarkers().marker(hit.id) == kBlockClose) {
+      CloseRegion();  // an empty block is framing only
+      state_ = State::kOutside;
+      return hit.length;
+    }
+    if (after_call) OpenRegion({});
+    Capture(kCallPrefix);
+    name_.clear();
+    state_ = State::kName;
+    return hit.length;
+  }
+
+  size_t Discard() {
+    state_ = State::kDiscard;
+    return 0;
+  }
+
+  size_t NameStep(std::string_view rest) {
+    size_t i = 0;
+    while (i < rest.size() && IsNameByte(rest[i]) && name_.size() + i < kMaxNameLength)
+      ++i;
+    name_.append(rest.substr(0, i));
+    Capture(rest.substr(0, i));
+    if (i == rest.size()) return i;
+    if (name_.empty() || (rest[i] != '{' && rest[i] != '(') || (fenced_ && rest[i] != '(')) {
+      return i + Discard();
+    }
+    if (rest[i] == '{') {
+      BeginCall(name_);
+      gemma_.Reset();
+      state_ = State::kGemmaArgs;
+      return i;
+    }
+    Capture(rest.substr(i, 1));
+    python_.Reset();
+    state_ = State::kPythonArgs;
+    return i + 1;
+  }
+
+  size_t GemmaArgsStep(std::string_view rest, bool at_end) {
+    size_t n = 0;
+    scratch_.clear();
+    const GemmaArgs::Status status = gemma_.Feed(rest, at_end, n, scratch_);
+    Capture(rest.substr(0, n));
+    if (!scratch_.empty()) Args(scratch_);
+    if (status == GemmaArgs::Status::kError) return n + Discard();
+    if (status == GemmaArgs::Status::kDone) CallDone();
+    if (status == GemmaArgs::Status::kNeedMore && n == 0) return kHold;
+    return n;
+  }
+
+  size_t PythonArgsStep(std::string_view rest) {
+    size_t n = 0;
+    scratch_.clear();
+    const PythonArgs::Status status = python_.Feed(rest, n, scratch_);
+    Capture(rest.substr(0, n));
+    if (!scratch_.empty()) {  // before the error, so the call begins at the same byte always
+      if (!call_begun()) BeginCall(name_);
+      Args(scratch_);
+    }
+    if (status == PythonArgs::Status::kError) return n + Discard();
+    if (status == PythonArgs::Status::kDone) CallDone();
+    return n;
+  }
+
+  void CallDone() {
+    EndCall();
+    CloseRegion();
+    state_ = fenced_ ? State::kFenceCall : State::kAfterCall;
+  }
+
+  // Captures a malformed call up to the end of its block (or the next block), then returns it
+  // as content.
+  size_t DiscardStep(std::string_view rest, bool at_end) {
+    const text::MarkerSet& markers = fenced_ ? FenceMarkers() : DiscardMarkers();
+    const text::ScanResult hit = markers.Scan(rest, at_end);
+    Capture(rest.substr(0, hit.pos));
+    if (hit.status != text::ScanStatus::kFound) return hit.pos == 0 ? kHold : hit.pos;
+    const bool close = fenced_ || markers.marker(hit.id) == kBlockClose;
+    if (close) Capture(rest.substr(hit.pos, hit.length));
+    CancelRegion();
+    state_ = State::kOutside;
+    return hit.pos + (close ? hit.length : 0);
+  }
+
+  // The rest of the fence's first line, at most kMaxHeader bytes (counted so that the limit
+  // falls on the same byte however the text is cut).
+  size_t FenceHeaderStep(std::string_view rest) {
+    constexpr size_t kMaxHeader = 64;
+    const std::string_view window = rest.substr(0, kMaxHeader + 1 - fence_header_);
+    const size_t newline = window.find('\n');
+    const size_t n = newline == std::string_view::npos ? window.size() : newline + 1;
+    fence_header_ += n;
+    Capture(rest.substr(0, n));
+    if (newline == std::string_view::npos && fence_header_ > kMaxHeader) {
+      fence_header_ = 0;
+      return n + Discard();
+    }
+    if (newline != std::string_view::npos) {
+      fence_header_ = 0;
+      state_ = State::kFenceCall;
+    }
+    return n;
+  }
+
+  // Fenced: the next call (a name), or the closing fence.
+  size_t FenceCallStep(std::string_view rest, bool at_end) {
+    const bool in_region = region_open();
+    if (text::IsSpace(rest[0])) {
+      if (in_region) Capture(rest.substr(0, 1));
+      return 1;
+    }
+    const text::ScanResult hit = FenceMarkers().Scan(rest, at_end);
+    if (hit.pos == 0 && hit.status == text::ScanStatus::kPartial) return kHold;
+    if (hit.pos == 0 && hit.status == text::ScanStatus::kFound) {
+      if (in_region) {  // a fence without a call is a code block: content
+        Capture(kFence);
+        CancelRegion();
+      }
+      state_ = State::kOutside;
+      return hit.length;
+    }
+    if (!IsNameStart(rest[0])) {
+      if (in_region) return Discard();
+      state_ = State::kOutside;
+      return 0;
+    }
+    if (!in_region) OpenRegion({});
+    name_.clear();
+    state_ = State::kName;
+    return 0;
+  }
+
+  State state_ = State::kOutside;
+  bool fenced_ = false;
+  size_t fence_header_ = 0;
+  std::string name_;
+  std::string scratch_;
+  GemmaArgs gemma_;
+  PythonArgs python_;
+};
+
+// Gemma literal of a JSON value: bare keys, <|"|> strings.
+void AppendGemma(std::string& out, const nlohmann::ordered_json& value) {
+  using Json = nlohmann::ordered_json;
+  switch (value.type()) {
+    case Json::value_t::string:
+      out.append(kQuote);
+      out.append(value.get<std::string>());
+      out.append(kQuote);
+      break;
+    case Json::value_t::array: {
+      out.push_back('[');
+      bool first = true;
+      for (const Json& item : value) {
+        if (!first) out.push_back(',');
+        first = false;
+        AppendGemma(out, item);
+      }
+      out.push_back(']');
+      break;
+    }
+    case Json::value_t::object: {
+      out.push_back('{');
+      bool first = true;
+      for (const auto& [key, item] : value.items()) {
+        if (!first) out.push_back(',');
+        first = false;
+        out.append(key);
+        out.push_back(':');
+        AppendGemma(out, item);
+      }
+      out.push_back('}');
+      break;
+    }
+    default:
+      out.append(value.dump());
+      break;
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<ToolParser> MakeGemma4ToolParser(const ToolParserOptions& options) {
+  return std::make_unique<Gemma4Parser>(options);
+}
+
+std::string RenderGemma4(const std::vector<ToolCall>& calls) {
+  std::string out;
+  for (const ToolCall& call : calls) {
+    out += kBlockOpen;
+    out += kCallPrefix;
+    out += call.name;
+    const auto args = nlohmann::ordered_json::parse(call.arguments, nullptr, false);
+    AppendGemma(out, args.is_object() ? args : nlohmann::ordered_json::object());
+    out += kBlockClose;
+  }
+  return out;
+}
+
+}  // namespace crux::parse::tools

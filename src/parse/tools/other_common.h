@@ -1,0 +1,234 @@
+// Helpers shared by the families of the "other" group (llama, gemma4, harmony, pythonic, lfm2,
+// muse_glimmer, auto): streaming Python keyword arguments → JSON, a top-level key tracker for
+// JSON envelopes, the Python call-list base class, Python literal rendering for the renderers,
+// and the family-detection tables (detect.cc). Also the factories and renderers of the group's
+// families (one .cc file per family).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "parse/tools/toolkit.h"
+
+namespace crux::parse::tools {
+
+// Longest function name (or parameter name) accepted in markup; longer is not a call.
+inline constexpr size_t kMaxNameLength = 256;
+
+// Bytes of a function name written bare in markup: [A-Za-z0-9_.-] (tool names may carry '-'
+// and '.', which the reference rejects).
+inline bool IsNameByte(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-' || c == '.';
+}
+inline bool IsNameStart(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+// Streams the keyword arguments of a Python call — the bytes after `name(` up to and including
+// the closing `)` — as the JSON text of an object: `a='x', b=[1, True], c={'k': None})` →
+// `{"a": "x", "b": [1, true], "c": {"k": null}}`. Strings ('…' or "…", Python escapes) stream
+// as escaped JSON text as they arrive; numbers and words are written when they end. JSON
+// literals true/false/null are accepted beside True/False/None (LFM2 writes both); tuples
+// become arrays; dict keys must be strings or numbers; trailing commas are allowed.
+// Positional arguments, names, calls, sets and other expressions are errors.
+// State is a few integers and a container stack; per byte O(1).
+class PythonArgs {
+ public:
+  enum class Status : uint8_t { kNeedMore, kDone, kError };
+
+  // Consumes from `text`, appending JSON to `out`; `consumed` counts the bytes used (for
+  // kDone, up to and including the closing parenthesis; for kError, up to the bad byte).
+  Status Feed(std::string_view text, size_t& consumed, std::string& out);
+  void Reset();
+
+ private:
+  enum class State : uint8_t {
+    kArgStart,    // a keyword or ')'
+    kArgName,     // inside the keyword
+    kArgEquals,   // after the keyword: '='
+    kValue,       // a value (or a closer right after an opener / a comma)
+    kString,      // inside a string
+    kEscape,      // after a backslash in a string
+    kHex,         // inside \x, \u or \U; `hex_left_` digits left
+    kToken,       // a number or a word
+    kAfterValue,  // ',' or a closer
+    kDictColon,   // after a dict key: ':'
+    kDone,
+    kError,
+  };
+
+  // Steps: each consumes bytes of the current state and returns how many (0: the same byte
+  // is read again in the state it switched to).
+  size_t ArgStep(char c, std::string& out);
+  size_t ValueStep(char c, std::string& out);
+  size_t StringStep(std::string_view rest, std::string& out);
+  size_t EscapeStep(char c, std::string& out);
+  size_t HexStep(char c, std::string& out);
+  size_t TokenStep(char c, std::string& out);
+  size_t AfterValueStep(char c, std::string& out);
+  size_t Fail();
+  // A value starts with `c`; false when it cannot.
+  bool StartValue(char c, std::string& out);
+  // The token ended; writes it. False when it is not a literal.
+  bool EndToken(std::string& out);
+  // A value (string, token or container) ended.
+  void ValueEnded();
+  bool CloseContainer(char c, std::string& out);
+
+  State state_ = State::kArgStart;
+  std::vector<char> stack_;  // '[', '(' or '{'
+  ArgsWriter writer_;
+  std::string name_;   // the keyword being read
+  std::string token_;  // the number or word being read
+  char quote_ = 0;
+  bool key_ = false;            // the string/token being read is a dict key
+  bool pending_comma_ = false;  // a ',' was read in a container; written before the next item
+  int hex_left_ = 0;
+  char32_t code_ = 0;
+};
+
+// Follows the top-level keys of one JSON object fed in pieces (alongside JsonEnvelope): the
+// first key (to tell a call envelope from other JSON early) and whether an arguments key
+// ("parameters" or "arguments") occurs. Does not validate.
+class JsonKeyTracker {
+ public:
+  void Feed(std::string_view bytes);
+  void Reset();
+
+  // The first key, or its beginning while it is being read (at most 16 bytes kept).
+  std::string_view first_key() const { return first_key_; }
+  bool first_key_done() const { return keys_ > 0; }
+  // True once a byte other than whitespace or '"' followed the opening brace: no key comes.
+  bool no_key() const { return no_key_; }
+  bool has_args() const { return has_args_; }
+
+ private:
+  int depth_ = 0;
+  int keys_ = 0;
+  bool in_string_ = false;
+  bool escape_ = false;
+  bool key_string_ = false;
+  bool expect_key_ = false;
+  bool no_key_ = false;
+  bool has_args_ = false;
+  std::string key_;
+  std::string first_key_;
+};
+
+// A JsonEnvelope with a JsonKeyTracker following the bytes it consumes.
+class TrackedEnvelope {
+ public:
+  JsonEnvelope::Status Feed(std::string_view text, size_t& consumed, CallSink& sink) {
+    const JsonEnvelope::Status status = envelope_.Feed(text, consumed, sink);
+    tracker_.Feed(text.substr(0, consumed));
+    return status;
+  }
+  void Reset() {
+    envelope_.Reset();
+    tracker_.Reset();
+  }
+  const JsonKeyTracker& tracker() const { return tracker_; }
+
+ private:
+  JsonEnvelope envelope_;
+  JsonKeyTracker tracker_;
+};
+
+// Base of the families whose calls form a Python-style list `[f(a=1), g(b="x")]` (pythonic,
+// lfm2): parses the list from just after its opening; the family handles what surrounds it.
+// Items are Python calls (arguments streamed by PythonArgs; the call begins with its first
+// argument, so `[see(figure 1)]` never shows a call) or, where allowed, JSON envelopes. Each
+// item is a region of its own; the separators before an item belong to its region.
+class CallListParser : public ToolParserCore {
+ public:
+  using ToolParserCore::ToolParserCore;
+
+ protected:
+  enum class ListStatus : uint8_t {
+    kInList,  // more list bytes expected
+    kEnded,   // the list ended (after its ']', or unbracketed, before the next non-',' byte)
+    kFailed,  // a malformed item; its region is open, holding its raw text
+  };
+
+  // Starts a list; the region of the first item is open.
+  void StartList(bool bracketed, bool json_items);
+  // Consumes list bytes from `rest` (not empty); returns kHoldBytes when it needs more bytes
+  // before consuming any.
+  size_t ListStep(std::string_view rest, ListStatus& status);
+  static constexpr size_t kHoldBytes = static_cast<size_t>(-1);
+
+ private:
+  enum class Item : uint8_t { kStart, kName, kPython, kJson, kAfter };
+
+  size_t ItemStart(std::string_view rest, ListStatus& status);
+  size_t AfterItem(std::string_view rest, ListStatus& status);
+  size_t Fail(ListStatus& status);
+  void ItemDone();
+
+  Item item_ = Item::kStart;
+  bool bracketed_ = true;
+  bool json_items_ = false;
+  std::string name_;
+  std::string pending_;  // separators after an item
+  std::string scratch_;
+  PythonArgs python_;
+  JsonEnvelope envelope_;
+};
+
+// Returns 1 when `rest` (starting at '[') opens a Python call list — '[', whitespace, a name,
+// '(' —, -1 when it cannot, 0 when more bytes are needed.
+int CallListAt(std::string_view rest, bool at_end);
+
+// True when `first_key` (possibly incomplete) can still be "name" or "type", the keys a bare
+// JSON call envelope starts with.
+bool CanStartEnvelope(std::string_view first_key, bool complete);
+
+// Appends `name(k=v, …)` for `call`, its argument values written as Python literals
+// ('strings', True/False/None, lists, dicts).
+void AppendPythonCall(std::string& out, const ToolCall& call);
+
+// The arguments of `call` as (key, text) pairs for XML-style renderers: strings as they are,
+// other values as JSON.
+std::vector<std::pair<std::string, std::string>> ArgumentTexts(const ToolCall& call);
+
+// Family detection (detect.cc): one table of distinctive markers for every family.
+enum class Verdict : uint8_t { kNone, kFamily, kNeedMore };
+struct Detection {
+  Verdict verdict = Verdict::kNone;
+  std::string_view family;  // kFamily: a registered name (or one another group registers)
+};
+// The start markers of every family, as they appear in model output.
+const text::MarkerSet& OutputStartMarkers();
+// `text` starts with the OutputStartMarkers() marker `id`: its family, or kNeedMore when the
+// bytes after a shared marker do not decide yet (at most a few hundred are looked at).
+Detection ClassifyAtMarker(int id, std::string_view text, bool at_end);
+// `text` is the output from its first non-space byte: a bare JSON envelope (llama), a Python
+// call list (pythonic) or a ` to=…<|message|>` header (muse_glimmer / harmony).
+Detection ClassifyBareStart(std::string_view text, bool at_end);
+std::optional<std::string_view> DetectFromOutput(std::string_view text);
+std::optional<std::string_view> DetectFromTemplate(std::string_view source);
+bool IsRegisteredFamily(std::string_view family);
+
+// The families of the group (one file each).
+std::unique_ptr<ToolParser> MakeLlamaParser(const ToolParserOptions& options);
+std::string RenderLlama(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeGemma4ToolParser(const ToolParserOptions& options);
+std::string RenderGemma4(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeHarmonyToolParser(const ToolParserOptions& options);
+std::string RenderHarmony(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakePythonicParser(const ToolParserOptions& options);
+std::string RenderPythonic(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeLfm2Parser(const ToolParserOptions& options);
+std::string RenderLfm2(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeMuseGlimmerParser(const ToolParserOptions& options);
+std::string RenderMuseGlimmer(const std::vector<ToolCall>& calls);
+std::unique_ptr<ToolParser> MakeAutoParser(const ToolParserOptions& options);
+
+}  // namespace crux::parse::tools

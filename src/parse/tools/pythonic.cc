@@ -1,0 +1,89 @@
+// pythonic (Llama 3.2 / Llama 4 pythonic tool calling, vLLM's `pythonic` format): a Python
+// list of calls with keyword arguments and literal values, without markers:
+//   [get_weather(city='Paris', days=3), get_time(tz="CET")]
+// Llama 4 may wrap it in <|python_start|> … <|python_end|>, which are dropped as framing.
+// A list is recognised wherever '[' is followed by a name and '(' — the bytes from '[' are held
+// only until that is decided (a name is at most 256 bytes), so `[1, 2]` or `[link](url)` pass
+// through as content. Arguments are converted from Python literals to JSON as they stream
+// (True/False/None, tuples → arrays, 'single' or "double" quoted strings with Python escapes).
+// A call begins with its first keyword argument, so `[see(figure 1)]` never starts a call. A
+// malformed call (positional arguments, expressions) is returned as content, and so is the
+// rest of its list; calls already complete stay calls.
+#include <memory>
+
+#include "parse/tools/other_common.h"
+
+namespace crux::parse::tools {
+namespace {
+
+constexpr std::string_view kPythonStart = "<|python_start|>";
+constexpr std::string_view kPythonEnd = "<|python_end|>";
+
+class PythonicParser final : public CallListParser {
+ public:
+  explicit PythonicParser(const ToolParserOptions& options) : CallListParser(options) {}
+
+ private:
+  static const text::MarkerSet& Markers() {
+    static const text::MarkerSet set{"[", kPythonStart, kPythonEnd};
+    return set;
+  }
+
+  void OnReset() override { in_list_ = false; }
+
+  size_t Process(std::string_view text, bool at_end) override {
+    size_t pos = 0;
+    while (pos < text.size()) {
+      const std::string_view rest = text.substr(pos);
+      const size_t n = in_list_ ? InList(rest) : Outside(rest, at_end);
+      if (n == kHoldBytes) return pos;
+      pos += n;
+    }
+    return pos;
+  }
+
+  size_t Outside(std::string_view rest, bool at_end) {
+    const text::ScanResult hit = Markers().Scan(rest, at_end);
+    Content(rest.substr(0, hit.pos));
+    if (hit.status != text::ScanStatus::kFound) return hit.pos == 0 ? kHoldBytes : hit.pos;
+    if (hit.length > 1) return hit.pos + hit.length;  // <|python_start|> / <|python_end|>
+    const int list = CallListAt(rest.substr(hit.pos), at_end);
+    if (list == 0) return hit.pos == 0 ? kHoldBytes : hit.pos;
+    if (list < 0) {
+      Content("[");
+      return hit.pos + 1;
+    }
+    OpenRegion("[");
+    StartList(/*bracketed=*/true, /*json_items=*/false);
+    in_list_ = true;
+    return hit.pos + 1;
+  }
+
+  size_t InList(std::string_view rest) {
+    ListStatus status = ListStatus::kInList;
+    const size_t n = ListStep(rest, status);
+    if (status == ListStatus::kFailed) CancelRegion();
+    if (status != ListStatus::kInList) in_list_ = false;
+    return n;
+  }
+
+  bool in_list_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<ToolParser> MakePythonicParser(const ToolParserOptions& options) {
+  return std::make_unique<PythonicParser>(options);
+}
+
+std::string RenderPythonic(const std::vector<ToolCall>& calls) {
+  std::string out = "[";
+  for (size_t i = 0; i < calls.size(); ++i) {
+    if (i > 0) out += ", ";
+    AppendPythonCall(out, calls[i]);
+  }
+  out += "]";
+  return out;
+}
+
+}  // namespace crux::parse::tools
