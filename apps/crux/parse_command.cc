@@ -1,5 +1,6 @@
 // `crux parse`: reads raw model output (or, with --chunks, a JSON array of deltas) on stdin and
 // prints one JSON object with reasoning, content and tool calls.
+#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <memory>
@@ -11,6 +12,7 @@
 #include "crux/parse/output_parser.h"
 #include "crux/parse/reasoning/registry.h"
 #include "crux/parse/result.h"
+#include "crux/parse/tools/registry.h"
 
 namespace crux::app {
 namespace {
@@ -105,7 +107,19 @@ int RunParse(const ParseFlags& flags) {
   }
   std::unique_ptr<parse::ToolParser> tools;
   if (!flags.tool_parser.empty() || !flags.tools_file.empty()) {
-    return Fail("--tool-call-parser and --tools are not available in this build");
+    parse::ToolParserOptions options;
+    if (!flags.tools_file.empty()) {
+      std::ifstream in(flags.tools_file, std::ios::binary);
+      if (!in) return Fail("cannot read --tools file " + flags.tools_file);
+      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      auto specs = parse::ParseToolSpecs(text);
+      if (!specs.ok()) return Fail("--tools " + flags.tools_file + ": " + specs.error().message());
+      options.tools = std::move(*specs);
+    }
+    auto created = parse::CreateToolParser(flags.tool_parser.empty() ? "auto" : flags.tool_parser,
+                                           options);
+    if (!created.ok()) return Fail(created.error().message());
+    tools = std::move(*created);
   }
 
   std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
@@ -160,7 +174,9 @@ void AddParseCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--tool-call-parser", flags->tool_parser,
                   "Tool-call parser name or alias (see docs/tool-parsers.md)");
   cmd->add_option("--tools", flags->tools_file,
-                  "JSON file with an array of OpenAI tool definitions");
+                  "JSON file with an array of tool definitions (OpenAI or Anthropic shape); types "
+                  "XML-style parameters and marks calls to undeclared tools (\"undeclared\": "
+                  "true). Without --tool-call-parser, the parser is auto");
   cmd->add_flag("--chunks", flags->chunks, "stdin is a JSON array of streamed deltas");
   auto* open = cmd->add_flag("--start-in-reasoning", flags->start_in_reasoning,
                              "the prompt opened the reasoning block: output starts inside it");
