@@ -8,13 +8,12 @@ namespace crux::bench {
 namespace {
 
 constexpr std::array<std::string_view, 48> kWords = {
-    "the",      "user",     "wants",     "to",      "know",     "whether",   "weather",
-    "in",       "Oslo",     "is",        "cold",    "so",       "I",         "should",
-    "check",    "forecast", "tomorrow",  "and",     "compare",  "with",      "average",
-    "temperature", "of",    "December",  "maybe",   "call",     "a",         "tool",
-    "function", "that",     "returns",   "data",    "then",     "answer",    "clearly",
-    "because",  "it",       "matters",   "for",     "planning", "travel",    "let",
-    "me",       "think",    "about",     "edge",    "cases",    "carefully"};
+    "the",      "user",   "wants",   "to",      "know",     "whether",     "weather", "in",
+    "Oslo",     "is",     "cold",    "so",      "I",        "should",      "check",   "forecast",
+    "tomorrow", "and",    "compare", "with",    "average",  "temperature", "of",      "December",
+    "maybe",    "call",   "a",       "tool",    "function", "that",        "returns", "data",
+    "then",     "answer", "clearly", "because", "it",       "matters",     "for",     "planning",
+    "travel",   "let",    "me",      "think",   "about",    "edge",        "cases",   "carefully"};
 
 uint64_t Next(uint64_t& s) {
   s ^= s << 13;
@@ -32,12 +31,23 @@ void AddProse(TokenStream& stream, int tokens, uint64_t seed) {
     const uint64_t r = Next(s);
     std::string word(kWords[r % kWords.size()]);
     switch ((r >> 8) % 23) {
-      case 0: word += ","; break;
-      case 1: word += "."; break;
-      case 2: word = std::to_string((r >> 16) % 1000); break;
-      case 3: word = "<" + word + ">"; break;
-      case 4: word += "\n"; break;
-      default: break;
+      case 0:
+        word += ",";
+        break;
+      case 1:
+        word += ".";
+        break;
+      case 2:
+        word = std::to_string((r >> 16) % 1000);
+        break;
+      case 3:
+        word = "<" + word + ">";
+        break;
+      case 4:
+        word += "\n";
+        break;
+      default:
+        break;
     }
     // Leading space like BPE tokens; long words split in two pieces.
     std::string piece = " " + word;
@@ -88,8 +98,8 @@ TokenStream ReasoningStream(const std::string& format, int reasoning_tokens, int
   return s;
 }
 
-TokenStream ToolStream(std::string (*render)(const std::vector<parse::ToolCall>&),
-                       int total_tokens, int calls) {
+TokenStream ToolStream(std::string (*render)(const std::vector<parse::ToolCall>&), int total_tokens,
+                       int calls) {
   TokenStream s;
   const int prose_per_gap = std::max(1, (total_tokens - calls * 30) / (calls + 1));
   for (int c = 0; c < calls; ++c) {
@@ -100,7 +110,8 @@ TokenStream ToolStream(std::string (*render)(const std::vector<parse::ToolCall>&
                              ", \"units\": \"metric\", \"query\": \"weather forecast for the "
                              "coming week with hourly detail\"}";
     const std::string text = render({parse::ToolCall{"", "get_weather", args, true}});
-    for (size_t pos = 0; pos < text.size(); pos += 4) s.Add(text.substr(pos, 4));
+    for (size_t pos = 0; pos < text.size(); pos += 4)
+      s.Add(text.substr(pos, 4));
     s.Add("\n");
   }
   AddProse(s, prose_per_gap, 999);

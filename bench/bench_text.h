@@ -29,7 +29,7 @@ TokenStream ReasoningStream(const std::string& format, int reasoning_tokens, int
 
 // About `total_tokens` pieces of prose with `calls` tool calls spread evenly through it, each
 // written by `render` (a family's renderer) and cut into pieces of about 4 bytes.
-TokenStream ToolStream(std::string (*render)(const std::vector<parse::ToolCall>&),
-                       int total_tokens, int calls);
+TokenStream ToolStream(std::string (*render)(const std::vector<parse::ToolCall>&), int total_tokens,
+                       int calls);
 
 }  // namespace crux::bench

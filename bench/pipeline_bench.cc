@@ -103,9 +103,11 @@ int main() {
   bench::TokenStream stream = bench::ReasoningStream("think", 28000, 2000);
   // 50 hermes tool calls at the end of the answer.
   for (int c = 0; c < 50; ++c) {
-    const std::string call = "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo " +
-                             std::to_string(c) + "\", \"days\": 3}}\n</tool_call>\n";
-    for (size_t pos = 0; pos < call.size(); pos += 4) stream.Add(call.substr(pos, 4));
+    const std::string call =
+        "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo " +
+        std::to_string(c) + "\", \"days\": 3}}\n</tool_call>\n";
+    for (size_t pos = 0; pos < call.size(); pos += 4)
+      stream.Add(call.substr(pos, 4));
   }
   engine::MockEngineOptions options;
   options.scripts.push_back({"m", {"x"}});
@@ -120,27 +122,28 @@ int main() {
     }
   });
 
-  std::printf("%-18s %-14s %8s | %10s %10s %10s | %12s\n", "protocol", "write", "tokens",
-              "p50 ns", "p99 ns", "p99.9 ns", "mean ns/token");
+  std::printf("%-18s %-14s %8s | %10s %10s %10s | %12s\n", "protocol", "write", "tokens", "p50 ns",
+              "p99 ns", "p99.9 ns", "mean ns/token");
   for (int write_every : {0, 1, 8})
-  for (auto api : {protocol::Api::kChatCompletions, protocol::Api::kAnthropicMessages,
-                   protocol::Api::kResponses}) {
-    std::vector<double> runs, per_token, warmup;
-    RunOnce(api, stream.pieces, *eng, fds[0], write_every, warmup);
-    for (int r = 0; r < 9; ++r) {
-      runs.push_back(RunOnce(api, stream.pieces, *eng, fds[0], write_every, per_token));
+    for (auto api : {protocol::Api::kChatCompletions, protocol::Api::kAnthropicMessages,
+                     protocol::Api::kResponses}) {
+      std::vector<double> runs, per_token, warmup;
+      RunOnce(api, stream.pieces, *eng, fds[0], write_every, warmup);
+      for (int r = 0; r < 9; ++r) {
+        runs.push_back(RunOnce(api, stream.pieces, *eng, fds[0], write_every, per_token));
+      }
+      std::sort(runs.begin(), runs.end());
+      std::sort(per_token.begin(), per_token.end());
+      auto pct = [&](double p) {
+        return per_token[static_cast<size_t>(p * (per_token.size() - 1))];
+      };
+      std::printf("%-18s %-14s %8zu | %10.0f %10.0f %10.0f | %12.0f\n",
+                  std::string(protocol::ApiName(api)).c_str(),
+                  write_every == 0   ? "none"
+                  : write_every == 1 ? "every token"
+                                     : "every 8 tokens",
+                  stream.pieces.size(), pct(0.5), pct(0.99), pct(0.999), runs[runs.size() / 2]);
     }
-    std::sort(runs.begin(), runs.end());
-    std::sort(per_token.begin(), per_token.end());
-    auto pct = [&](double p) { return per_token[static_cast<size_t>(p * (per_token.size() - 1))]; };
-    std::printf("%-18s %-14s %8zu | %10.0f %10.0f %10.0f | %12.0f\n",
-                std::string(protocol::ApiName(api)).c_str(),
-                write_every == 0   ? "none"
-                : write_every == 1 ? "every token"
-                                   : "every 8 tokens",
-                stream.pieces.size(), pct(0.5),
-                pct(0.99), pct(0.999), runs[runs.size() / 2]);
-  }
   stop = true;
   ::shutdown(fds[0], SHUT_RDWR);
   ::close(fds[0]);

@@ -30,13 +30,14 @@ struct Scenario {
   std::function<TokenStream()> make;
 };
 
-constexpr size_t kGroup = 32;        // pieces timed together
-constexpr size_t kEdgePieces = 1024; // "start" and "end" windows
+constexpr size_t kGroup = 32;         // pieces timed together
+constexpr size_t kEdgePieces = 1024;  // "start" and "end" windows
 
 double Percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
-  const size_t i = std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5));
+  const size_t i =
+      std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5));
   return v[i];
 }
 
@@ -129,8 +130,10 @@ int main(int argc, char** argv) {
   int runs = 7;
   std::string filter;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
-    else if (!std::strcmp(argv[i], "--filter") && i + 1 < argc) filter = argv[++i];
+    if (!std::strcmp(argv[i], "--runs") && i + 1 < argc)
+      runs = std::max(1, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--filter") && i + 1 < argc)
+      filter = argv[++i];
   }
   std::printf("%-28s %7s %8s | %9s %9s | %9s %9s | %6s | %9s %9s | %9s\n", "scenario", "pieces",
               "KB", "start p50", "start p99", "end p50", "end p99", "end/st", "stream ms",
@@ -155,10 +158,11 @@ int main(int argc, char** argv) {
       mbs.push_back(f.complete_mb_s);
     }
     const double s50 = Percentile(start50, 0.5), e50 = Percentile(end50, 0.5);
-    std::printf("%-28s %7zu %8.1f | %7.0fns %7.0fns | %7.0fns %7.0fns | %6.2f | %9.2f %9.2f | %9.0f\n",
-                sc.label.c_str(), stream.pieces.size(), stream.text.size() / 1024.0, s50,
-                Percentile(start99, 0.5), e50, Percentile(end99, 0.5), e50 / s50,
-                Percentile(total, 0.5), Percentile(total, 1.0), Percentile(mbs, 0.5));
+    std::printf(
+        "%-28s %7zu %8.1f | %7.0fns %7.0fns | %7.0fns %7.0fns | %6.2f | %9.2f %9.2f | %9.0f\n",
+        sc.label.c_str(), stream.pieces.size(), stream.text.size() / 1024.0, s50,
+        Percentile(start99, 0.5), e50, Percentile(end99, 0.5), e50 / s50, Percentile(total, 0.5),
+        Percentile(total, 1.0), Percentile(mbs, 0.5));
   }
   return 0;
 }

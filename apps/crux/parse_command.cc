@@ -111,13 +111,14 @@ int RunParse(const ParseFlags& flags) {
     if (!flags.tools_file.empty()) {
       std::ifstream in(flags.tools_file, std::ios::binary);
       if (!in) return Fail("cannot read --tools file " + flags.tools_file);
-      const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const std::string text((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
       auto specs = parse::ParseToolSpecs(text);
       if (!specs.ok()) return Fail("--tools " + flags.tools_file + ": " + specs.error().message());
       options.tools = std::move(*specs);
     }
-    auto created = parse::CreateToolParser(flags.tool_parser.empty() ? "auto" : flags.tool_parser,
-                                           options);
+    auto created =
+        parse::CreateToolParser(flags.tool_parser.empty() ? "auto" : flags.tool_parser, options);
     if (!created.ok()) return Fail(created.error().message());
     tools = std::move(*created);
   }
@@ -137,14 +138,16 @@ int RunParse(const ParseFlags& flags) {
       sink.Clear();
       parser.Feed(chunk, sink);
       Json produced = Json::array();
-      for (const parse::Event& e : sink.events()) produced.push_back(EventToJson(e));
+      for (const parse::Event& e : sink.events())
+        produced.push_back(EventToJson(e));
       builder.AddAll(sink.events());
       events.push_back(std::move(produced));
     }
     sink.Clear();
     parser.Finish(sink);
     Json produced = Json::array();
-    for (const parse::Event& e : sink.events()) produced.push_back(EventToJson(e));
+    for (const parse::Event& e : sink.events())
+      produced.push_back(EventToJson(e));
     builder.AddAll(sink.events());
     events.push_back(std::move(produced));
     out = ResultToJson(builder.Take());

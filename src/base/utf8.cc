@@ -37,12 +37,12 @@ bool IsValid(std::string_view text) {
     }
     if (need == 3) {
       const auto second = static_cast<unsigned char>(text[i + 1]);
-      if (lead == 0xE0 && second < 0xA0) return false;                    // overlong
-      if (lead == 0xED && second >= 0xA0) return false;                   // surrogate
+      if (lead == 0xE0 && second < 0xA0) return false;   // overlong
+      if (lead == 0xED && second >= 0xA0) return false;  // surrogate
     } else if (need == 4) {
       const auto second = static_cast<unsigned char>(text[i + 1]);
-      if (lead == 0xF0 && second < 0x90) return false;                    // overlong
-      if (lead == 0xF4 && second >= 0x90) return false;                   // > U+10FFFF
+      if (lead == 0xF0 && second < 0x90) return false;   // overlong
+      if (lead == 0xF4 && second >= 0x90) return false;  // > U+10FFFF
     }
     i += need;
   }

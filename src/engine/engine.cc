@@ -5,8 +5,8 @@
 namespace crux::engine {
 
 std::string_view StopReasonName(StopReason reason) {
-  static constexpr std::array<std::string_view, 5> kNames = {
-      "end_of_generation", "max_tokens", "stop_string", "cancelled", "error"};
+  static constexpr std::array<std::string_view, 5> kNames = {"end_of_generation", "max_tokens",
+                                                             "stop_string", "cancelled", "error"};
   return kNames[static_cast<size_t>(reason)];
 }
 

@@ -43,9 +43,11 @@ struct MockState {
   std::atomic<bool> cancelled{false};
   text::StopMatcher stops;
 
-  MockState(GenerateRequest r, std::shared_ptr<GenerationSink> s, std::string_view text,
-            int prompt)
-      : request(std::move(r)), sink(std::move(s)), script(text), prompt_tokens(prompt),
+  MockState(GenerateRequest r, std::shared_ptr<GenerationSink> s, std::string_view text, int prompt)
+      : request(std::move(r)),
+        sink(std::move(s)),
+        script(text),
+        prompt_tokens(prompt),
         stops(request.stop) {}
 };
 
@@ -68,7 +70,8 @@ class MockEngine final : public Engine {
 
   std::vector<ModelInfo> Models() const override {
     std::vector<ModelInfo> models;
-    for (const MockScript& s : options_.scripts) models.push_back({s.model, 0, "crux"});
+    for (const MockScript& s : options_.scripts)
+      models.push_back({s.model, 0, "crux"});
     return models;
   }
 
@@ -160,18 +163,20 @@ class MockEngine final : public Engine {
       {
         std::unique_lock<std::mutex> lock(mutex_);
         wake_.wait(lock, [&] { return stopping_ || !incoming_.empty() || !active.empty(); });
-        for (auto& s : incoming_) active.push_back(std::move(s));
+        for (auto& s : incoming_)
+          active.push_back(std::move(s));
         incoming_.clear();
         if (stopping_) {
-          for (auto& s : active) s->cancelled.store(true);
+          for (auto& s : active)
+            s->cancelled.store(true);
         }
       }
       if (options_.tokens_per_second > 0 && !stopping_) {
         std::this_thread::sleep_until(next_step);
-        next_step = std::max(next_step + std::chrono::duration_cast<Clock::duration>(
-                                             std::chrono::duration<double>(
-                                                 1.0 / options_.tokens_per_second)),
-                             Clock::now() - std::chrono::milliseconds(100));
+        next_step = std::max(
+            next_step + std::chrono::duration_cast<Clock::duration>(
+                            std::chrono::duration<double>(1.0 / options_.tokens_per_second)),
+            Clock::now() - std::chrono::milliseconds(100));
       }
       active.erase(std::remove_if(active.begin(), active.end(),
                                   [](const std::shared_ptr<MockState>& s) { return !Step(*s); }),
@@ -242,7 +247,8 @@ Expected<std::vector<MockScript>> LoadMockScripts(const std::string& path,
       scripts.push_back({f.stem().string(), SplitTurns(*text)});
     }
     if (scripts.empty()) {
-      return Error(ErrorCode::kInvalidArgument, "--script directory " + path + " has no .txt files");
+      return Error(ErrorCode::kInvalidArgument,
+                   "--script directory " + path + " has no .txt files");
     }
     return scripts;
   }

@@ -5,9 +5,9 @@
 namespace crux::parse {
 
 std::string_view EventKindName(EventKind kind) {
-  static constexpr std::array<std::string_view, 6> kNames = {
-      "reasoning", "content", "tool_call_begin", "tool_call_args", "tool_call_end",
-      "tool_call_cancel"};
+  static constexpr std::array<std::string_view, 6> kNames = {"reasoning",       "content",
+                                                             "tool_call_begin", "tool_call_args",
+                                                             "tool_call_end",   "tool_call_cancel"};
   return kNames[static_cast<size_t>(kind)];
 }
 

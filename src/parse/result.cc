@@ -43,8 +43,7 @@ ParseResult ResultBuilder::Take() {
 }
 
 bool operator==(const ToolCall& a, const ToolCall& b) {
-  return a.id == b.id && a.name == b.name && a.arguments == b.arguments &&
-         a.declared == b.declared;
+  return a.id == b.id && a.name == b.name && a.arguments == b.arguments && a.declared == b.declared;
 }
 
 bool operator==(const ParseResult& a, const ParseResult& b) {

@@ -42,7 +42,8 @@ ToolParam ReadParam(const std::string& name, const Json& schema) {
     }
   } else if (schema.contains("enum") && schema["enum"].is_array()) {
     bool all_strings = !schema["enum"].empty();
-    for (const Json& v : schema["enum"]) all_strings = all_strings && v.is_string();
+    for (const Json& v : schema["enum"])
+      all_strings = all_strings && v.is_string();
     if (all_strings) param.type = ParamType::kString;
   } else if (schema.contains("properties")) {
     param.type = ParamType::kObject;
@@ -75,7 +76,8 @@ Expected<ToolSpec> SpecFromJson(const Json& tool, size_t position) {
   }
   std::string type = "function";
   if (auto t = tool.find("type"); t != tool.end()) {
-    if (!t->is_string()) return Error(ErrorCode::kInvalidArgument, where + ".type must be a string");
+    if (!t->is_string())
+      return Error(ErrorCode::kInvalidArgument, where + ".type must be a string");
     type = t->get<std::string>();
   }
   const Json* fn = &tool;
@@ -116,7 +118,9 @@ Expected<ToolSpec> SpecFromJson(const Json& tool, size_t position) {
 
 }  // namespace
 
-bool ToolSpec::callable() const { return type == "function" || type == "custom"; }
+bool ToolSpec::callable() const {
+  return type == "function" || type == "custom";
+}
 
 ParamType ToolSpec::TypeOf(std::string_view param) const {
   for (const ToolParam& p : params) {

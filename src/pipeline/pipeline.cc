@@ -66,10 +66,10 @@ Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
       if (!declared.empty()) declared += ", ";
       declared += t.name;
     }
-    return Error(ErrorCode::kInvalidArgument, "tool_choice names function '" +
-                                                  request.tool_choice.name +
-                                                  "', which is not in tools (declared: " +
-                                                  (declared.empty() ? "none" : declared) + ")");
+    return Error(
+        ErrorCode::kInvalidArgument,
+        "tool_choice names function '" + request.tool_choice.name +
+            "', which is not in tools (declared: " + (declared.empty() ? "none" : declared) + ")");
   }
   std::unique_ptr<RequestPipeline> p(new RequestPipeline());
   p->engine_ = &engine;
@@ -157,8 +157,8 @@ void RequestPipeline::Complete(const engine::GenerationUpdate& update, std::stri
   finished_ = true;
   if (!encoder_) return;
   if (update.reason == engine::StopReason::kError) {
-    encoder_->Fail(Error(ErrorCode::kInternal, update.error.empty() ? "engine error" : update.error),
-                   out);
+    encoder_->Fail(
+        Error(ErrorCode::kInternal, update.error.empty() ? "engine error" : update.error), out);
     return;
   }
   encoder_->End(completion_, out);

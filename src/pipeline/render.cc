@@ -12,7 +12,8 @@ std::string RenderPrompt(const protocol::ChatRequest& request) {
     if (request.tools.empty()) return;
     s += "\n\n# Tools\n";
     for (const parse::ToolSpec& t : request.tools) {
-      Json j{{"name", t.name}, {"description", t.description},
+      Json j{{"name", t.name},
+             {"description", t.description},
              {"parameters", Json::parse(t.parameters_json, nullptr, false)}};
       s += j.dump(-1, ' ', false, Json::error_handler_t::replace);
       s += "\n";
@@ -25,8 +26,8 @@ std::string RenderPrompt(const protocol::ChatRequest& request) {
     if (!m.reasoning.empty()) out += "<think>\n" + m.reasoning + "\n</think>\n\n";
     out += m.content;
     for (const protocol::MessageToolCall& c : m.tool_calls) {
-      out += "\n<tool_call>\n{\"name\": " + Json(c.name).dump() + ", \"arguments\": " +
-             c.arguments + "}\n</tool_call>";
+      out += "\n<tool_call>\n{\"name\": " + Json(c.name).dump() +
+             ", \"arguments\": " + c.arguments + "}\n</tool_call>";
     }
     if (m.role == protocol::Role::kSystem && !system_done) {
       tools_block(out);

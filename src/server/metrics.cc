@@ -15,7 +15,8 @@ void AppendNumber(std::string& out, double v) {
 
 void Histogram::Observe(double seconds) {
   size_t i = 0;
-  while (i < kBounds.size() && seconds > kBounds[i]) ++i;
+  while (i < kBounds.size() && seconds > kBounds[i])
+    ++i;
   ++buckets_[i];
   ++count_;
   sum_micros_ += static_cast<uint64_t>(seconds * 1e6);
@@ -47,7 +48,8 @@ void Metrics::RequestDone(Endpoint endpoint, int status, double seconds) {
 }
 
 std::string Metrics::Render() const {
-  static constexpr const char* kEndpoints[] = {"chat_completions", "messages", "responses", "other"};
+  static constexpr const char* kEndpoints[] = {"chat_completions", "messages", "responses",
+                                               "other"};
   std::string out;
   out += "# HELP crux_requests_total HTTP requests by endpoint and status class.\n";
   out += "# TYPE crux_requests_total counter\n";

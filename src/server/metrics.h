@@ -12,9 +12,8 @@ namespace crux::server {
 
 class Histogram {
  public:
-  static constexpr std::array<double, 14> kBounds = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
-                                                     0.1,   0.25,   0.5,   1,    2.5,   5,
-                                                     10,    30};
+  static constexpr std::array<double, 14> kBounds = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                                                     0.25,  0.5,    1,     2.5,  5,     10,   30};
   void Observe(double seconds);
   void Render(std::string& out, std::string_view name, std::string_view help) const;
 

@@ -56,8 +56,8 @@ Status Server::Listen() {
   boost::system::error_code ec;
   const auto address = net::ip::make_address(impl_->state.config.host, ec);
   if (ec) {
-    return Error(ErrorCode::kInvalidArgument, "--host " + impl_->state.config.host +
-                                                  " is not an IP address: " + ec.message());
+    return Error(ErrorCode::kInvalidArgument,
+                 "--host " + impl_->state.config.host + " is not an IP address: " + ec.message());
   }
   const tcp::endpoint endpoint(address, static_cast<unsigned short>(impl_->state.config.port));
   auto& acc = impl_->acceptor;
@@ -74,7 +74,9 @@ Status Server::Listen() {
   return {};
 }
 
-int Server::port() const { return impl_->port; }
+int Server::port() const {
+  return impl_->port;
+}
 
 void Server::Run() {
   auto& impl = *impl_;
@@ -84,9 +86,11 @@ void Server::Run() {
   net::co_spawn(impl.ioc, impl.Accept(), net::detached);
   const int threads = std::max(1, impl.state.config.io_threads);
   std::vector<std::thread> pool;
-  for (int i = 1; i < threads; ++i) pool.emplace_back([&impl] { impl.ioc.run(); });
+  for (int i = 1; i < threads; ++i)
+    pool.emplace_back([&impl] { impl.ioc.run(); });
   impl.ioc.run();
-  for (auto& t : pool) t.join();
+  for (auto& t : pool)
+    t.join();
 }
 
 void Server::Stop() {

@@ -114,7 +114,8 @@ class Session {
 
  private:
   static protocol::Api ApiForTarget(std::string_view target) {
-    if (target.find("/messages") != std::string_view::npos) return protocol::Api::kAnthropicMessages;
+    if (target.find("/messages") != std::string_view::npos)
+      return protocol::Api::kAnthropicMessages;
     if (target.find("/responses") != std::string_view::npos) return protocol::Api::kResponses;
     return protocol::Api::kChatCompletions;
   }
@@ -122,9 +123,9 @@ class Session {
   std::string TooLargeBody(const Request& req) {
     const auto api = ApiForTarget(std::string_view(req.target().data(), req.target().size()));
     endpoint_ = Metrics::kOther;
-    return protocol::EncodeError(api, 413, "request body is larger than the limit of " +
-                                               std::to_string(state_.config.max_body_bytes) +
-                                               " bytes")
+    return protocol::EncodeError(api, 413,
+                                 "request body is larger than the limit of " +
+                                     std::to_string(state_.config.max_body_bytes) + " bytes")
         .body;
   }
 
@@ -141,7 +142,8 @@ class Session {
                                    "text/plain; version=0.0.4; charset=utf-8");
     }
     if (target == "/v1/models" || target == "/models") {
-      if (!Authorized(req)) co_return co_await WriteError(protocol::Api::kChatCompletions, 401, AuthMessage(req));
+      if (!Authorized(req))
+        co_return co_await WriteError(protocol::Api::kChatCompletions, 401, AuthMessage(req));
       co_return co_await WriteJson(http::status::ok, ModelsBody(), true);
     }
     protocol::Api api;
@@ -165,15 +167,16 @@ class Session {
   }
 
   std::string AuthMessage(const Request& req) const {
-    const bool given = req.find(http::field::authorization) != req.end() ||
-                       req.find("x-api-key") != req.end();
+    const bool given =
+        req.find(http::field::authorization) != req.end() || req.find("x-api-key") != req.end();
     return given ? "invalid API key" : "API key required (Authorization: Bearer or x-api-key)";
   }
 
   static bool ConstantTimeEquals(std::string_view a, std::string_view b) {
     if (a.size() != b.size()) return false;
     unsigned char diff = 0;
-    for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+    for (size_t i = 0; i < a.size(); ++i)
+      diff |= static_cast<unsigned char>(a[i] ^ b[i]);
     return diff == 0;
   }
 
@@ -197,8 +200,12 @@ class Session {
   std::string ModelsBody() const {
     Json data = Json::array();
     for (const engine::ModelInfo& m : state_.models) {
-      data.push_back({{"id", m.id}, {"object", "model"}, {"created", m.created},
-                      {"owned_by", m.owned_by}, {"type", "model"}, {"display_name", m.id}});
+      data.push_back({{"id", m.id},
+                      {"object", "model"},
+                      {"created", m.created},
+                      {"owned_by", m.owned_by},
+                      {"type", "model"},
+                      {"display_name", m.id}});
     }
     return Json{{"object", "list"}, {"data", data}, {"has_more", false}}.dump();
   }
@@ -235,9 +242,10 @@ class Session {
     auto engine_model = ResolveModel(request.model);
     if (!engine_model) {
       std::string available;
-      for (const auto& m : state_.models) available += (available.empty() ? "" : ", ") + m.id;
-      co_return co_await WriteError(api, 404, "the model '" + request.model +
-                                                  "' does not exist; available: " + available);
+      for (const auto& m : state_.models)
+        available += (available.empty() ? "" : ", ") + m.id;
+      co_return co_await WriteError(
+          api, 404, "the model '" + request.model + "' does not exist; available: " + available);
     }
     protocol::ResponseMeta meta{protocol::NewResponseId(api),
                                 std::chrono::duration_cast<std::chrono::seconds>(
@@ -251,8 +259,9 @@ class Session {
     auto& pipe = **created;
     const int limit = state_.config.max_concurrent_requests;
     if (limit > 0 && state_.metrics.active_generations() >= limit) {
-      co_return co_await WriteError(api, 429, "too many concurrent requests (limit " +
-                                                  std::to_string(limit) + "); retry shortly");
+      co_return co_await WriteError(
+          api, 429,
+          "too many concurrent requests (limit " + std::to_string(limit) + "); retry shortly");
     }
     auto queue = std::make_shared<UpdateQueue>(co_await net::this_coro::executor);
     auto submitted = state_.engine->Submit(pipe.generate_request(), queue);
@@ -328,28 +337,31 @@ class Session {
     }
     std::string out;
     pipe.Begin(out);
-    const auto deadline = start_ + std::chrono::duration_cast<Clock::duration>(
-                                       std::chrono::duration<double>(state_.config.request_timeout_s));
+    const auto deadline =
+        start_ + std::chrono::duration_cast<Clock::duration>(
+                     std::chrono::duration<double>(state_.config.request_timeout_s));
     const auto keepalive = std::chrono::duration_cast<Clock::duration>(
         std::chrono::duration<double>(state_.config.keepalive_s));
     auto watch = StartWatch(queue);
     auto last_write = Clock::now();
     bool first_output = false, ok = true;
     while (ok) {
-      for (auto& update : queue.Drain()) pipe.OnUpdate(update, out);
+      for (auto& update : queue.Drain())
+        pipe.OnUpdate(update, out);
       if (!pipe.finished() && Clock::now() >= deadline) {
         generation.Cancel();
-        pipe.Fail(Error(ErrorCode::kLimit, "the request exceeded its deadline of " +
-                                               std::to_string(state_.config.request_timeout_s) +
-                                               " s"),
-                  out);
+        pipe.Fail(
+            Error(ErrorCode::kLimit, "the request exceeded its deadline of " +
+                                         std::to_string(state_.config.request_timeout_s) + " s"),
+            out);
       }
       if (!out.empty()) {
         if (!first_output && pipe.produced_output()) {
           first_output = true;
           state_.metrics.FirstByte(SecondsSince(start_));
         }
-        auto [ec, n] = co_await net::async_write(stream_, http::make_chunk(net::buffer(out)), kAwait);
+        auto [ec, n] =
+            co_await net::async_write(stream_, http::make_chunk(net::buffer(out)), kAwait);
         out.clear();
         last_write = Clock::now();
         if (ec) ok = false;
@@ -357,7 +369,8 @@ class Session {
       if (pipe.finished() || watch->gone || !ok) break;
       if (Clock::now() - last_write >= keepalive) {
         const std::string_view ping = StreamKeepAlive(pipe);
-        auto [ec, n] = co_await net::async_write(stream_, http::make_chunk(net::buffer(ping)), kAwait);
+        auto [ec, n] =
+            co_await net::async_write(stream_, http::make_chunk(net::buffer(ping)), kAwait);
         last_write = Clock::now();
         if (ec) ok = false;
         continue;
@@ -388,12 +401,14 @@ class Session {
 
   net::awaitable<bool> Complete(pipeline::RequestPipeline& pipe, UpdateQueue& queue,
                                 engine::Generation& generation, protocol::Api api) {
-    const auto deadline = start_ + std::chrono::duration_cast<Clock::duration>(
-                                       std::chrono::duration<double>(state_.config.request_timeout_s));
+    const auto deadline =
+        start_ + std::chrono::duration_cast<Clock::duration>(
+                     std::chrono::duration<double>(state_.config.request_timeout_s));
     auto watch = StartWatch(queue);
     std::string unused;
     while (!pipe.finished() && !watch->gone && Clock::now() < deadline) {
-      for (auto& update : queue.Drain()) pipe.OnUpdate(update, unused);
+      for (auto& update : queue.Drain())
+        pipe.OnUpdate(update, unused);
       if (pipe.finished()) break;
       co_await Wait(queue, deadline);
     }
@@ -406,9 +421,9 @@ class Session {
     co_await StopWatch(*watch, queue);
     if (gone) co_return false;
     if (timed_out) {
-      co_return co_await WriteError(api, 504, "the request exceeded its deadline of " +
-                                                  std::to_string(state_.config.request_timeout_s) +
-                                                  " s");
+      co_return co_await WriteError(api, 504,
+                                    "the request exceeded its deadline of " +
+                                        std::to_string(state_.config.request_timeout_s) + " s");
     }
     Log(200, pipe);
     co_return co_await WriteJson(http::status::ok, pipe.Body(), true);
@@ -416,11 +431,10 @@ class Session {
 
   void Log(int status, const pipeline::RequestPipeline& pipe) const {
     const auto& c = pipe.completion();
-    spdlog::info("{} {} {} {:.3f}s prompt={} completion={} finish={}",
-                 protocol::ApiName(pipe.request().api), status,
-                 pipe.request().stream ? "stream" : "json", SecondsSince(start_),
-                 c.usage.prompt_tokens, c.usage.completion_tokens,
-                 parse::FinishReasonName(c.reason));
+    spdlog::info(
+        "{} {} {} {:.3f}s prompt={} completion={} finish={}", protocol::ApiName(pipe.request().api),
+        status, pipe.request().stream ? "stream" : "json", SecondsSince(start_),
+        c.usage.prompt_tokens, c.usage.completion_tokens, parse::FinishReasonName(c.reason));
   }
 
   net::awaitable<bool> WriteError(protocol::Api api, const Error& error) {
@@ -434,15 +448,15 @@ class Session {
   }
 
   net::awaitable<bool> WriteJson(http::status status, std::string body, bool keep) {
-    co_return co_await WriteBody(static_cast<int>(status), std::move(body), "application/json", keep);
+    co_return co_await WriteBody(static_cast<int>(status), std::move(body), "application/json",
+                                 keep);
   }
 
   net::awaitable<bool> WriteText(http::status status, std::string body, const char* type) {
     co_return co_await WriteBody(static_cast<int>(status), std::move(body), type);
   }
 
-  net::awaitable<bool> WriteBody(int status, std::string body, const char* type,
-                                 bool keep = true) {
+  net::awaitable<bool> WriteBody(int status, std::string body, const char* type, bool keep = true) {
     http::response<http::string_body> res{static_cast<http::status>(status), version_};
     res.set(http::field::content_type, type);
     if (status >= 400) res.set("x-should-retry", status == 429 || status == 503 ? "true" : "false");

@@ -14,7 +14,9 @@ uint64_t SeedFromOs() {
 
 IdGenerator::IdGenerator(uint64_t seed) : state_(seed == 0 ? SeedFromOs() : seed) {}
 
-void IdGenerator::Reseed(uint64_t seed) { state_ = seed == 0 ? SeedFromOs() : seed; }
+void IdGenerator::Reseed(uint64_t seed) {
+  state_ = seed == 0 ? SeedFromOs() : seed;
+}
 
 uint64_t IdGenerator::NextRandom() {  // splitmix64
   uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
@@ -28,7 +30,8 @@ std::string IdGenerator::Next(std::string_view prefix, int length) {
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
   std::string id(prefix);
   id.reserve(prefix.size() + static_cast<size_t>(length));
-  for (int i = 0; i < length; ++i) id.push_back(kAlphabet[NextRandom() % kAlphabet.size()]);
+  for (int i = 0; i < length; ++i)
+    id.push_back(kAlphabet[NextRandom() % kAlphabet.size()]);
   return id;
 }
 
@@ -36,7 +39,8 @@ std::string IdGenerator::NextHex(int length) {
   static constexpr std::string_view kHex = "0123456789abcdef";
   std::string id;
   id.reserve(static_cast<size_t>(length));
-  for (int i = 0; i < length; ++i) id.push_back(kHex[NextRandom() & 15]);
+  for (int i = 0; i < length; ++i)
+    id.push_back(kHex[NextRandom() & 15]);
   return id;
 }
 

@@ -5,8 +5,12 @@
 namespace crux::text {
 namespace {
 
-bool IsJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsJsonSpace(char c) {
+  return c == ' ' || c == '\n' || c == '\t' || c == '\r';
+}
+bool IsDigit(char c) {
+  return c >= '0' && c <= '9';
+}
 bool IsHex(char c) {
   return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
@@ -75,7 +79,9 @@ bool JsonScanner::StartValue(char c) {
   }
 }
 
-void JsonScanner::ValueEnded() { state_ = stack_.empty() ? State::kDone : State::kAfter; }
+void JsonScanner::ValueEnded() {
+  state_ = stack_.empty() ? State::kDone : State::kAfter;
+}
 
 // Advances the number state with `c`. Sets `ends` when `c` is not part of the number (the
 // number is complete if its last part was final).
@@ -83,15 +89,24 @@ bool JsonScanner::NumberByte(char c, bool& ends) {
   ends = false;
   switch (number_) {
     case NumberPart::kSign:
-      if (c == '0') number_ = NumberPart::kZero;
-      else if (IsDigit(c)) number_ = NumberPart::kInt;
-      else return false;
+      if (c == '0')
+        number_ = NumberPart::kZero;
+      else if (IsDigit(c))
+        number_ = NumberPart::kInt;
+      else
+        return false;
       return true;
     case NumberPart::kZero:
     case NumberPart::kInt:
       if (IsDigit(c) && number_ == NumberPart::kInt) return true;
-      if (c == '.') { number_ = NumberPart::kDot; return true; }
-      if (c == 'e' || c == 'E') { number_ = NumberPart::kExp; return true; }
+      if (c == '.') {
+        number_ = NumberPart::kDot;
+        return true;
+      }
+      if (c == 'e' || c == 'E') {
+        number_ = NumberPart::kExp;
+        return true;
+      }
       if (IsDigit(c)) return false;  // leading zero
       ends = true;
       return true;
@@ -101,11 +116,17 @@ bool JsonScanner::NumberByte(char c, bool& ends) {
       return true;
     case NumberPart::kFrac:
       if (IsDigit(c)) return true;
-      if (c == 'e' || c == 'E') { number_ = NumberPart::kExp; return true; }
+      if (c == 'e' || c == 'E') {
+        number_ = NumberPart::kExp;
+        return true;
+      }
       ends = true;
       return true;
     case NumberPart::kExp:
-      if (c == '+' || c == '-') { number_ = NumberPart::kExpSign; return true; }
+      if (c == '+' || c == '-') {
+        number_ = NumberPart::kExpSign;
+        return true;
+      }
       if (!IsDigit(c)) return false;
       number_ = NumberPart::kExpDigits;
       return true;
@@ -320,13 +341,27 @@ void AppendJsonEscaped(std::string& out, std::string_view text) {
       continue;
     }
     switch (c) {
-      case '"': out.append("\\\""); break;
-      case '\\': out.append("\\\\"); break;
-      case '\n': out.append("\\n"); break;
-      case '\r': out.append("\\r"); break;
-      case '\t': out.append("\\t"); break;
-      case '\b': out.append("\\b"); break;
-      case '\f': out.append("\\f"); break;
+      case '"':
+        out.append("\\\"");
+        break;
+      case '\\':
+        out.append("\\\\");
+        break;
+      case '\n':
+        out.append("\\n");
+        break;
+      case '\r':
+        out.append("\\r");
+        break;
+      case '\t':
+        out.append("\\t");
+        break;
+      case '\b':
+        out.append("\\b");
+        break;
+      case '\f':
+        out.append("\\f");
+        break;
       default:
         if (c < 0x20 || c == 0x7F) {
           out.append("\\u00");
@@ -355,14 +390,30 @@ bool DecodeJsonString(std::string_view body, std::string& out) {
     }
     if (++i >= body.size()) return false;
     switch (body[i]) {
-      case '"': out.push_back('"'); break;
-      case '\\': out.push_back('\\'); break;
-      case '/': out.push_back('/'); break;
-      case 'b': out.push_back('\b'); break;
-      case 'f': out.push_back('\f'); break;
-      case 'n': out.push_back('\n'); break;
-      case 'r': out.push_back('\r'); break;
-      case 't': out.push_back('\t'); break;
+      case '"':
+        out.push_back('"');
+        break;
+      case '\\':
+        out.push_back('\\');
+        break;
+      case '/':
+        out.push_back('/');
+        break;
+      case 'b':
+        out.push_back('\b');
+        break;
+      case 'f':
+        out.push_back('\f');
+        break;
+      case 'n':
+        out.push_back('\n');
+        break;
+      case 'r':
+        out.push_back('\r');
+        break;
+      case 't':
+        out.push_back('\t');
+        break;
       case 'u': {
         auto hex4 = [&](size_t at, char32_t& v) {
           if (at + 4 > body.size()) return false;

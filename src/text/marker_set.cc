@@ -8,11 +8,14 @@
 namespace crux::text {
 
 MarkerSet::MarkerSet(std::initializer_list<std::string_view> markers) {
-  for (std::string_view m : markers) markers_.emplace_back(m);
+  for (std::string_view m : markers)
+    markers_.emplace_back(m);
   Compile();
 }
 
-MarkerSet::MarkerSet(const std::vector<std::string>& markers) : markers_(markers) { Compile(); }
+MarkerSet::MarkerSet(const std::vector<std::string>& markers) : markers_(markers) {
+  Compile();
+}
 
 void MarkerSet::Compile() {
   for (size_t id = 0; id < markers_.size(); ++id) {

@@ -39,8 +39,8 @@ bool StopMatcher::Feed(std::string_view piece, std::string& out) {
 void StopMatcher::Finish(std::string& out) {
   if (stopped_) return;
   const std::string_view view = buffer_.Take({}, true);
-  const ScanResult hit = stops_.empty() ? ScanResult{ScanStatus::kNone, view.size()}
-                                        : stops_.Scan(view, true);
+  const ScanResult hit =
+      stops_.empty() ? ScanResult{ScanStatus::kNone, view.size()} : stops_.Scan(view, true);
   out.append(view.substr(0, hit.pos));
   if (hit.status == ScanStatus::kFound) {
     stopped_ = true;

@@ -34,11 +34,13 @@ void StreamBuffer::Clear() {
 void TrimStream::Append(std::string_view text, std::string& out) {
   size_t begin = 0;
   if (!part_started_) {
-    while (begin < text.size() && IsSpace(text[begin])) ++begin;
+    while (begin < text.size() && IsSpace(text[begin]))
+      ++begin;
     if (begin == text.size()) return;
   }
   size_t end = text.size();
-  while (end > begin && IsSpace(text[end - 1])) --end;
+  while (end > begin && IsSpace(text[end - 1]))
+    --end;
   if (end == begin) {  // only whitespace, inside a started part: hold it
     held_ws_.append(text.substr(begin));
     return;
@@ -69,16 +71,20 @@ void TrimStream::Reset() {
 
 std::string_view TrimLeft(std::string_view s) {
   size_t b = 0;
-  while (b < s.size() && IsSpace(s[b])) ++b;
+  while (b < s.size() && IsSpace(s[b]))
+    ++b;
   return s.substr(b);
 }
 
 std::string_view TrimRight(std::string_view s) {
   size_t e = s.size();
-  while (e > 0 && IsSpace(s[e - 1])) --e;
+  while (e > 0 && IsSpace(s[e - 1]))
+    --e;
   return s.substr(0, e);
 }
 
-std::string_view Trim(std::string_view s) { return TrimRight(TrimLeft(s)); }
+std::string_view Trim(std::string_view s) {
+  return TrimRight(TrimLeft(s));
+}
 
 }  // namespace crux::text

@@ -30,7 +30,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool reference = nlohmann::json::accept(input.text);
   if (accepts != reference) {
     bool ascii = true;
-    for (char c : input.text) ascii = ascii && static_cast<unsigned char>(c) < 0x80;
+    for (char c : input.text)
+      ascii = ascii && static_cast<unsigned char>(c) < 0x80;
     if (ascii) std::abort();
   }
   return 0;

@@ -56,8 +56,7 @@ std::string FileName(const ::testing::TestParamInfo<std::string>& info) {
   return name;
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureFileTest, ::testing::ValuesIn(FixtureFiles()),
-                         FileName);
+INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureFileTest, ::testing::ValuesIn(FixtureFiles()), FileName);
 
 }  // namespace
 }  // namespace crux::testing

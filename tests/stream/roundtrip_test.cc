@@ -20,8 +20,9 @@ using Json = nlohmann::ordered_json;
 // a lone '<'; no leading/trailing whitespace and nothing that looks like a closing tag.
 std::string RandomString(std::mt19937& rng) {
   static const std::vector<std::string> parts = {
-      "Oslo", "São Paulo", "日本語", "🌍", "a \"quoted\" word", "back\\slash", "{braces}",
-      "line1\nline2", "x < y", "50%", "comma, separated", "colon: value", "tab\there", "[1]"};
+      "Oslo",      "São Paulo",    "日本語", "🌍",   "a \"quoted\" word", "back\\slash",
+      "{braces}",  "line1\nline2", "x < y",  "50%", "comma, separated",  "colon: value",
+      "tab\there", "[1]"};
   std::string s = parts[rng() % parts.size()];
   if (rng() % 2) s += " " + parts[rng() % parts.size()];
   return s;
@@ -43,17 +44,37 @@ Generated Generate(std::mt19937& rng) {
     for (int a = 0; a < nargs; ++a) {
       const std::string key = "arg" + std::to_string(a);
       switch (rng() % 6) {
-        case 0: args[key] = RandomString(rng); props[key] = {{"type", "string"}}; break;
-        case 1: args[key] = static_cast<int>(rng() % 2000) - 1000; props[key] = {{"type", "integer"}}; break;
-        case 2: args[key] = (rng() % 2) == 0; props[key] = {{"type", "boolean"}}; break;
-        case 3: args[key] = static_cast<double>(rng() % 1000) / 4.0 + 0.25; props[key] = {{"type", "number"}}; break;
-        case 4: args[key] = Json::array({RandomString(rng), static_cast<int>(rng() % 9)}); props[key] = {{"type", "array"}}; break;
-        default: args[key] = {{"inner", RandomString(rng)}, {"n", static_cast<int>(rng() % 50)}}; props[key] = {{"type", "object"}}; break;
+        case 0:
+          args[key] = RandomString(rng);
+          props[key] = {{"type", "string"}};
+          break;
+        case 1:
+          args[key] = static_cast<int>(rng() % 2000) - 1000;
+          props[key] = {{"type", "integer"}};
+          break;
+        case 2:
+          args[key] = (rng() % 2) == 0;
+          props[key] = {{"type", "boolean"}};
+          break;
+        case 3:
+          args[key] = static_cast<double>(rng() % 1000) / 4.0 + 0.25;
+          props[key] = {{"type", "number"}};
+          break;
+        case 4:
+          args[key] = Json::array({RandomString(rng), static_cast<int>(rng() % 9)});
+          props[key] = {{"type", "array"}};
+          break;
+        default:
+          args[key] = {{"inner", RandomString(rng)}, {"n", static_cast<int>(rng() % 50)}};
+          props[key] = {{"type", "object"}};
+          break;
       }
     }
     g.calls.push_back({"", name, args.dump(), true});
-    g.tools.push_back({{"type", "function"},
-                       {"function", {{"name", name}, {"parameters", {{"type", "object"}, {"properties", props}}}}}});
+    g.tools.push_back(
+        {{"type", "function"},
+         {"function",
+          {{"name", name}, {"parameters", {{"type", "object"}, {"properties", props}}}}}});
   }
   return g;
 }
@@ -83,11 +104,14 @@ TEST(ToolRoundTrip, RenderedCallsParseBack) {
       auto parser = std::move(*parse::CreateToolParser(info.name, options));
       const parse::ParseResult complete = parse::ParseComplete(*parser, text);
       ASSERT_EQ(complete.tool_calls.size(), g.calls.size())
-          << info.name << " did not read back its own rendering:\n" << text;
+          << info.name << " did not read back its own rendering:\n"
+          << text;
       for (size_t i = 0; i < g.calls.size(); ++i) {
         EXPECT_EQ(complete.tool_calls[i].name, g.calls[i].name) << info.name << "\n" << text;
-        EXPECT_EQ(CanonicalJson(complete.tool_calls[i].arguments), CanonicalJson(g.calls[i].arguments))
-            << info.name << "\n" << text;
+        EXPECT_EQ(CanonicalJson(complete.tool_calls[i].arguments),
+                  CanonicalJson(g.calls[i].arguments))
+            << info.name << "\n"
+            << text;
       }
       const auto streamed = RunChunked(*parser, RandomChunks(text, rng), {}, true);
       EXPECT_EQ(CompareResults(streamed.result, complete), "") << info.name << "\n" << text;

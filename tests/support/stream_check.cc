@@ -31,7 +31,9 @@ std::string Show(const std::optional<std::string>& s) {
 
 }  // namespace
 
-std::string FixtureDir() { return CRUX_FIXTURE_DIR; }
+std::string FixtureDir() {
+  return CRUX_FIXTURE_DIR;
+}
 
 std::string CanonicalJson(const std::string& json) {
   Json parsed = Json::parse(json, nullptr, false);
@@ -201,7 +203,8 @@ std::string CompareWithExpected(const parse::ParseResult& r, const FixtureCase& 
   if (r.tool_calls.size() != f.tool_calls.size()) {
     diff += "tool calls: got " + std::to_string(r.tool_calls.size()) + ", want " +
             std::to_string(f.tool_calls.size()) + ";";
-    for (const auto& c : r.tool_calls) diff += " [" + c.name + " " + c.arguments + "]";
+    for (const auto& c : r.tool_calls)
+      diff += " [" + c.name + " " + c.arguments + "]";
     return diff;
   }
   for (size_t i = 0; i < r.tool_calls.size(); ++i) {
@@ -212,8 +215,8 @@ std::string CompareWithExpected(const parse::ParseResult& r, const FixtureCase& 
     }
     const Json parsed = Json::parse(got.arguments, nullptr, false);
     if (parsed.is_discarded() || !parsed.is_object()) {
-      diff += "call " + std::to_string(i) + " arguments are not a JSON object: " + got.arguments +
-              "; ";
+      diff +=
+          "call " + std::to_string(i) + " arguments are not a JSON object: " + got.arguments + "; ";
     } else if (CanonicalJson(got.arguments) != CanonicalJson(want.arguments)) {
       diff += "call " + std::to_string(i) + " arguments: got " + got.arguments + ", want " +
               want.arguments + "; ";
@@ -245,7 +248,8 @@ std::string CheckEverySplit(const FixtureCase& fixture, int random_cuttings, uin
     if (!failure.empty()) return failure;
   }
   std::vector<size_t> every;
-  for (size_t cut = 1; cut < text.size(); ++cut) every.push_back(cut);
+  for (size_t cut = 1; cut < text.size(); ++cut)
+    every.push_back(cut);
   std::string failure = compare(every, "one byte per chunk");
   if (!failure.empty()) return failure;
   std::mt19937_64 rng(seed);

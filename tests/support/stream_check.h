@@ -4,7 +4,8 @@
 //   {"reasoning_parser": "qwen3", "tool_parser": "hermes", "tools": [...],
 //    "markers": ["<think>", "</think>"],
 //    "cases": [{"name": ..., "input": ..., "options": {"start_in_reasoning": true},
-//               "reasoning": ..., "content": ..., "tool_calls": [{"name": ..., "arguments": {...}}]}]}
+//               "reasoning": ..., "content": ..., "tool_calls": [{"name": ..., "arguments":
+//               {...}}]}]}
 // `markers` lists strings that must never appear inside an event's text.
 #pragma once
 
@@ -21,7 +22,7 @@ namespace crux::testing {
 
 struct ExpectedCall {
   std::string name;
-  std::string arguments;  // canonical JSON (parsed and dumped) for comparison
+  std::string arguments;    // canonical JSON (parsed and dumped) for comparison
   bool undeclared = false;  // the name is not among the case's tools
 };
 
@@ -37,7 +38,7 @@ struct FixtureCase {
   std::optional<std::string> reasoning;
   std::optional<std::string> content;
   std::vector<ExpectedCall> tool_calls;
-  bool check_calls = true;  // false when the case has no "tool_calls" key
+  bool check_calls = true;          // false when the case has no "tool_calls" key
   bool markers_in_content = false;  // the case expects raw markup as content (malformed call)
 };
 

@@ -5,9 +5,9 @@ namespace crux::detail {
 [[noreturn]] void CheckFailed(const char* file, int line, const char* expr);
 }  // namespace crux::detail
 
-#define CRUX_CHECK(cond)                                                     \
-  do {                                                                       \
-    if (!(cond)) ::crux::detail::CheckFailed(__FILE__, __LINE__, #cond);     \
+#define CRUX_CHECK(cond)                                                 \
+  do {                                                                   \
+    if (!(cond)) ::crux::detail::CheckFailed(__FILE__, __LINE__, #cond); \
   } while (false)
 
 #ifdef NDEBUG

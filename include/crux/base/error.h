@@ -46,7 +46,7 @@ class Error {
 template <typename T>
 class Expected {
  public:
-  Expected(T value) : state_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit
+  Expected(T value) : state_(std::in_place_index<0>, std::move(value)) {}      // NOLINT: implicit
   Expected(Error error) : state_(std::in_place_index<1>, std::move(error)) {}  // NOLINT: implicit
 
   bool ok() const { return state_.index() == 0; }

@@ -42,9 +42,9 @@ std::string_view StopReasonName(StopReason reason);
 
 // One step of output, delivered in order; the last one has `finished` set.
 struct GenerationUpdate {
-  std::string text;        // new output text: whole UTF-8 characters, never part of a stop string
-  int tokens = 0;          // tokens generated for this update
-  int prompt_tokens = 0;   // the prompt's token count (every update carries it)
+  std::string text;       // new output text: whole UTF-8 characters, never part of a stop string
+  int tokens = 0;         // tokens generated for this update
+  int prompt_tokens = 0;  // the prompt's token count (every update carries it)
   bool finished = false;
   StopReason reason = StopReason::kEndOfGeneration;  // when finished
   std::string stop_string;                           // kStopString: what matched

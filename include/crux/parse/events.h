@@ -9,13 +9,13 @@
 namespace crux::parse {
 
 enum class EventKind : uint8_t {
-  kReasoning,      // `text`: hidden reasoning
-  kContent,        // `text`: user-visible answer text
-  kToolCallBegin,  // `index`, `id`, `name`: a tool call starts; sent once per call
-  kToolCallArgs,   // `index`, `text`: a fragment of the call's arguments JSON
-  kToolCallEnd,    // `index`: the call's arguments are complete and valid JSON
-  kToolCallCancel, // `index`: the call was malformed; forget it (its index is reused by the
-                   // next call); its raw text follows as content
+  kReasoning,       // `text`: hidden reasoning
+  kContent,         // `text`: user-visible answer text
+  kToolCallBegin,   // `index`, `id`, `name`: a tool call starts; sent once per call
+  kToolCallArgs,    // `index`, `text`: a fragment of the call's arguments JSON
+  kToolCallEnd,     // `index`: the call's arguments are complete and valid JSON
+  kToolCallCancel,  // `index`: the call was malformed; forget it (its index is reused by the
+                    // next call); its raw text follows as content
 };
 
 std::string_view EventKindName(EventKind kind);
@@ -49,11 +49,11 @@ struct Completion {
 
 struct Event {
   EventKind kind = EventKind::kContent;
-  int index = -1;         // tool-call events: 0-based position of the call in this stream
-  std::string text;       // reasoning/content text or argument fragment
-  std::string id;         // kToolCallBegin
-  std::string name;       // kToolCallBegin
-  bool declared = true;   // kToolCallBegin: false when tools were given and `name` is not one
+  int index = -1;        // tool-call events: 0-based position of the call in this stream
+  std::string text;      // reasoning/content text or argument fragment
+  std::string id;        // kToolCallBegin
+  std::string name;      // kToolCallBegin
+  bool declared = true;  // kToolCallBegin: false when tools were given and `name` is not one
 };
 
 // Collects events, merging adjacent text events of the same kind (and call index).

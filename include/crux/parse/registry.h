@@ -52,7 +52,8 @@ std::vector<std::string> ParserNames(const std::vector<Info>& table) {
   std::vector<std::string> names;
   for (const Info& info : table) {
     names.emplace_back(info.name);
-    for (std::string_view alias : info.aliases) names.emplace_back(alias);
+    for (std::string_view alias : info.aliases)
+      names.emplace_back(alias);
   }
   return SortedUnique(std::move(names));
 }

@@ -28,7 +28,8 @@ class ResultBuilder {
  public:
   void Add(const Event& event);
   void AddAll(const std::vector<Event>& events) {
-    for (const Event& e : events) Add(e);
+    for (const Event& e : events)
+      Add(e);
   }
   ParseResult Take();
   const ParseResult& result() const { return result_; }

@@ -12,7 +12,7 @@ namespace crux::parse {
 
 // JSON Schema "type" of a parameter, as far as argument typing needs it.
 enum class ParamType : uint8_t {
-  kAny,      // no type, several types, or a type crux does not know
+  kAny,  // no type, several types, or a type crux does not know
   kString,
   kInteger,
   kNumber,
@@ -32,9 +32,9 @@ struct ToolSpec {
   std::string name;
   std::string description;
   std::string parameters_json = "{}";  // the JSON Schema of the arguments, as given
-  std::vector<ToolParam> params;        // top-level properties, in schema order
-  std::string type = "function";        // tool type: "function" (OpenAI) or "custom" (Anthropic)
-                                        // tools are callable; others (web_search, …) are not
+  std::vector<ToolParam> params;       // top-level properties, in schema order
+  std::string type = "function";       // tool type: "function" (OpenAI) or "custom" (Anthropic)
+                                       // tools are callable; others (web_search, …) are not
 
   bool callable() const;
 

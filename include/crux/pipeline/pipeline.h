@@ -24,7 +24,7 @@ struct PipelineConfig {
   std::string reasoning_parser;  // server default; empty: no reasoning parsing
   std::string tool_parser;       // server default for requests with tools; empty: "auto"
   std::optional<int> default_thinking_budget;  // --default-thinking-token-budget
-  uint64_t id_seed = 0;          // 0: random tool-call ids (tests fix it)
+  uint64_t id_seed = 0;                        // 0: random tool-call ids (tests fix it)
 };
 
 // Per-request overrides of the server's parsers (request fields `reasoning_parser` and

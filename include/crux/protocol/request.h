@@ -53,7 +53,7 @@ struct ResponseFormat {
 struct ChatRequest {
   Api api = Api::kChatCompletions;
   std::string model;
-  std::vector<Message> messages;  // system/instructions first, merged into one message
+  std::vector<Message> messages;       // system/instructions first, merged into one message
   std::vector<parse::ToolSpec> tools;  // function tools; other tool types are dropped
   ToolChoice tool_choice;
   bool parallel_tool_calls = true;
@@ -66,7 +66,7 @@ struct ChatRequest {
   std::optional<uint64_t> seed;
 
   bool stream = false;
-  bool include_usage = false;  // stream_options.include_usage (Chat Completions)
+  bool include_usage = false;      // stream_options.include_usage (Chat Completions)
   ResponseFormat response_format;  // response_format / text.format
 
   // Reasoning controls: enable_thinking from chat_template_kwargs or Anthropic `thinking`

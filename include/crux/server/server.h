@@ -20,8 +20,8 @@ struct ServerConfig {
   std::string served_model_name;    // name clients use; empty: the engine's model ids
   int max_concurrent_requests = 0;  // generations in flight; 0: unlimited; over → 429
   size_t max_body_bytes = 16u << 20;
-  double request_timeout_s = 600;   // per-request deadline
-  double keepalive_s = 10;          // SSE keep-alive after this much idle time
+  double request_timeout_s = 600;  // per-request deadline
+  double keepalive_s = 10;         // SSE keep-alive after this much idle time
   int io_threads = 2;
   pipeline::PipelineConfig pipeline;
 };

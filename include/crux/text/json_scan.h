@@ -36,17 +36,17 @@ class JsonScanner {
 
  private:
   enum class State : uint8_t {
-    kStart,        // before the value: whitespace, then a value
-    kValue,        // a value is expected (after ':' or ',' in an array, or '[')
-    kKeyOrEnd,     // after '{': a key or '}'
-    kKey,          // after ',' in an object: a key
-    kColon,        // after a key
-    kAfter,        // after a value inside a container: ',' or the closer
-    kString,       // inside a string
-    kEscape,       // after a backslash
-    kUnicode,      // inside \uXXXX; `count_` hex digits left
-    kNumber,       // inside a number; `number_` tracks the part
-    kLiteral,      // inside true/false/null; `literal_` and `count_` track progress
+    kStart,     // before the value: whitespace, then a value
+    kValue,     // a value is expected (after ':' or ',' in an array, or '[')
+    kKeyOrEnd,  // after '{': a key or '}'
+    kKey,       // after ',' in an object: a key
+    kColon,     // after a key
+    kAfter,     // after a value inside a container: ',' or the closer
+    kString,    // inside a string
+    kEscape,    // after a backslash
+    kUnicode,   // inside \uXXXX; `count_` hex digits left
+    kNumber,    // inside a number; `number_` tracks the part
+    kLiteral,   // inside true/false/null; `literal_` and `count_` track progress
     kDone,
     kError,
   };

@@ -19,13 +19,16 @@ enum MarkerId : int { kOpen = 0, kClose = 1 };
 constexpr std::string_view kThoughtWord = "thought";
 constexpr std::string_view kResponseWord = "response";
 
-bool IsLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+bool IsLetter(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
 
 enum class Label { kNone, kThought, kResponse, kUndecided };
 
 // Decides whether `text` starts with a channel label; sets `length` to the label's size.
 Label ReadLabel(std::string_view text, bool at_end, size_t& length) {
-  for (auto [word, label] : {std::pair{kThoughtWord, Label::kThought}, {kResponseWord, Label::kResponse}}) {
+  for (auto [word, label] :
+       {std::pair{kThoughtWord, Label::kThought}, {kResponseWord, Label::kResponse}}) {
     if (text.size() <= word.size()) {
       if (word.compare(0, text.size(), text) == 0 && !at_end) return Label::kUndecided;
       if (text == word) {  // at end: the label is the last thing in the stream

@@ -54,8 +54,8 @@ class HarmonyParser final : public ReasoningParser {
   enum class State : uint8_t { kOutside, kHeader, kBody };
 
   static const text::MarkerSet& Markers() {
-    static const text::MarkerSet markers{"<|start|>", "<|channel|>", "<|message|>",
-                                         "<|constrain|>", "<|end|>", "<|return|>", "<|call|>"};
+    static const text::MarkerSet markers{"<|start|>", "<|channel|>", "<|message|>", "<|constrain|>",
+                                         "<|end|>",   "<|return|>",  "<|call|>"};
     return markers;
   }
 
@@ -126,7 +126,7 @@ class HarmonyParser final : public ReasoningParser {
         if (state_ != State::kHeader) return;  // stray: framing
         OpenBody(out);
         return;
-      default:  // <|end|>, <|return|>, <|call|>
+      default:                                          // <|end|>, <|return|>, <|call|>
         if (state_ == State::kHeader) header_.clear();  // header without a body: framing
         EndBody(out, marker);
         state_ = State::kOutside;
@@ -160,7 +160,8 @@ class HarmonyParser final : public ReasoningParser {
     if (channel == std::string_view::npos) return Route::kContent;
     std::string_view name = text::TrimLeft(header.substr(channel + 11));
     size_t end = 0;
-    while (end < name.size() && !text::IsSpace(name[end]) && name[end] != '<') ++end;
+    while (end < name.size() && !text::IsSpace(name[end]) && name[end] != '<')
+      ++end;
     name = name.substr(0, end);
     return name == "analysis" ? Route::kReasoning : Route::kContent;
   }

@@ -105,8 +105,7 @@ void ToolParserCore::BeginCall(std::string_view name, std::string id) {
   CRUX_CHECK(region_open_ && !call_begun_);
   if (id.empty()) id = spare_id_.empty() ? ids_.NextCallId() : std::exchange(spare_id_, {});
   current_id_ = id;
-  out_->ToolCallBegin(next_index_++, std::move(id), std::string(name),
-                      IsDeclared(options_, name));
+  out_->ToolCallBegin(next_index_++, std::move(id), std::string(name), IsDeclared(options_, name));
   call_begun_ = true;
 }
 
@@ -180,14 +179,30 @@ JsonStringDecoder::Status JsonStringDecoder::Feed(std::string_view text, size_t&
       case State::kEscape: {
         char decoded = 0;
         switch (c) {
-          case '"': decoded = '"'; break;
-          case '\\': decoded = '\\'; break;
-          case '/': decoded = '/'; break;
-          case 'b': decoded = '\b'; break;
-          case 'f': decoded = '\f'; break;
-          case 'n': decoded = '\n'; break;
-          case 'r': decoded = '\r'; break;
-          case 't': decoded = '\t'; break;
+          case '"':
+            decoded = '"';
+            break;
+          case '\\':
+            decoded = '\\';
+            break;
+          case '/':
+            decoded = '/';
+            break;
+          case 'b':
+            decoded = '\b';
+            break;
+          case 'f':
+            decoded = '\f';
+            break;
+          case 'n':
+            decoded = '\n';
+            break;
+          case 'r':
+            decoded = '\r';
+            break;
+          case 't':
+            decoded = '\t';
+            break;
           case 'u':
             state_ = State::kUnicode;
             hex_left_ = 4;
@@ -204,9 +219,12 @@ JsonStringDecoder::Status JsonStringDecoder::Feed(std::string_view text, size_t&
       }
       case State::kUnicode: {
         int digit = -1;
-        if (c >= '0' && c <= '9') digit = c - '0';
-        else if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
-        else if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
+        if (c >= '0' && c <= '9')
+          digit = c - '0';
+        else if (c >= 'a' && c <= 'f')
+          digit = c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F')
+          digit = c - 'A' + 10;
         if (digit < 0) {
           consumed = i;
           return Status::kError;
@@ -218,8 +236,8 @@ JsonStringDecoder::Status JsonStringDecoder::Feed(std::string_view text, size_t&
           flush_high();
           high_surrogate_ = code_;
         } else if (code_ >= 0xDC00 && code_ <= 0xDFFF && high_surrogate_ != 0) {
-          utf8::AppendCodePoint(out, 0x10000 + ((high_surrogate_ - 0xD800) << 10) +
-                                         (code_ - 0xDC00));
+          utf8::AppendCodePoint(out,
+                                0x10000 + ((high_surrogate_ - 0xD800) << 10) + (code_ - 0xDC00));
           high_surrogate_ = 0;
         } else {
           flush_high();
@@ -237,7 +255,9 @@ JsonStringDecoder::Status JsonStringDecoder::Feed(std::string_view text, size_t&
 // JsonEnvelope
 
 namespace {
-bool IsJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
+bool IsJsonSpace(char c) {
+  return c == ' ' || c == '\n' || c == '\t' || c == '\r';
+}
 constexpr size_t kMaxKey = 64;    // longer keys are not an envelope's
 constexpr size_t kMaxName = 256;  // longer names are not a tool's
 }  // namespace
@@ -316,7 +336,8 @@ JsonEnvelope::Status JsonEnvelope::Feed(std::string_view text, size_t& consumed,
         // Feed at most one byte past the length limit, so the error lands on the same byte
         // however the text was cut.
         size_t n = 0;
-        const auto st = string_.Feed(rest.substr(0, kMaxKey + 1 - std::min(kMaxKey, key_.size())), n, key_);
+        const auto st =
+            string_.Feed(rest.substr(0, kMaxKey + 1 - std::min(kMaxKey, key_.size())), n, key_);
         if (st == JsonStringDecoder::Status::kError || key_.size() > kMaxKey) {
           consumed = i + n;
           return Fail();
@@ -522,6 +543,8 @@ void ArgsWriter::Key(std::string& out, std::string_view key) {
   ++keys_;
 }
 
-void ArgsWriter::Close(std::string& out) { out.append(keys_ == 0 ? "{}" : "}"); }
+void ArgsWriter::Close(std::string& out) {
+  out.append(keys_ == 0 ? "{}" : "}");
+}
 
 }  // namespace crux::parse::tools

@@ -87,8 +87,8 @@ class ToolParserCore : public ToolParser, public CallSink {
   std::string scratch_;
   std::string raw_;
   std::string current_id_;  // the id of the open call
-  std::string spare_id_;  // the id of a cancelled call, given to the next call (so ids do not
-                          // depend on whether a malformed call had begun before it failed)
+  std::string spare_id_;    // the id of a cancelled call, given to the next call (so ids do not
+                            // depend on whether a malformed call had begun before it failed)
   EventSink* out_ = nullptr;
   int next_index_ = 0;
   bool region_open_ = false;
@@ -132,8 +132,19 @@ class JsonEnvelope {
 
  private:
   enum class State : uint8_t {
-    kStart, kKeyOrEnd, kKey, kKeyString, kColon, kValue, kName, kArgs, kArgsString,
-    kSkipValue, kAfterValue, kDone, kError
+    kStart,
+    kKeyOrEnd,
+    kKey,
+    kKeyString,
+    kColon,
+    kValue,
+    kName,
+    kArgs,
+    kArgsString,
+    kSkipValue,
+    kAfterValue,
+    kDone,
+    kError
   };
   enum class KeyKind : uint8_t { kName, kArgs, kOther };
 

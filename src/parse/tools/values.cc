@@ -29,7 +29,8 @@ std::string NormalizeInteger(std::string_view s) {
   size_t i = 0;
   if (s[0] == '-') out.push_back('-');
   if (s[0] == '-' || s[0] == '+') i = 1;
-  while (i + 1 < s.size() && s[i] == '0') ++i;
+  while (i + 1 < s.size() && s[i] == '0')
+    ++i;
   out.append(s.substr(i));
   if (out == "-0") out = "0";
   return out;
@@ -53,7 +54,8 @@ class PythonLiteral {
   static constexpr int kMaxDepth = 64;
 
   void SkipSpace() {
-    while (pos_ < s_.size() && text::IsSpace(s_[pos_])) ++pos_;
+    while (pos_ < s_.size() && text::IsSpace(s_[pos_]))
+      ++pos_;
   }
   bool Consume(std::string_view word) {
     if (s_.compare(pos_, word.size(), word) != 0) return false;
@@ -87,11 +89,23 @@ class PythonLiteral {
       if (c == '\\' && pos_ < s_.size()) {
         const char e = s_[pos_++];
         switch (e) {
-          case 'n': c = '\n'; break;
-          case 't': c = '\t'; break;
-          case 'r': c = '\r'; break;
-          case '0': c = '\0'; break;
-          case '\\': case '\'': case '"': c = e; break;
+          case 'n':
+            c = '\n';
+            break;
+          case 't':
+            c = '\t';
+            break;
+          case 'r':
+            c = '\r';
+            break;
+          case '0':
+            c = '\0';
+            break;
+          case '\\':
+          case '\'':
+          case '"':
+            c = e;
+            break;
           default:
             decoded.push_back('\\');
             c = e;
@@ -117,7 +131,8 @@ class PythonLiteral {
     std::string_view num = s_.substr(start, pos_ - start);
     if (num.empty()) return false;
     const std::string_view digits = (num[0] == '-' || num[0] == '+') ? num.substr(1) : num;
-    if (digits.size() > 1 && digits[0] == '0' && std::isdigit(static_cast<unsigned char>(digits[1]))) {
+    if (digits.size() > 1 && digits[0] == '0' &&
+        std::isdigit(static_cast<unsigned char>(digits[1]))) {
       return false;  // Python 3 rejects leading zeros ("007")
     }
     if (std::string n = NormalizeInteger(num); !n.empty()) return out.append(n), true;
@@ -247,7 +262,8 @@ std::string JsonString(std::string_view text) {
 
 std::string Lower(std::string_view s) {
   std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : out)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 
@@ -289,8 +305,8 @@ std::string ConvertValue(std::string_view text, ParamType type, bool python_lite
           t != "true" && t != "false" && t != "null") {
         return std::string(t);
       }
-      if (auto lit = PythonLiteralToJson(t); lit && IsJsonValue(*lit) && (*lit)[0] != '"' &&
-                                             (*lit)[0] != '[' && (*lit)[0] != '{') {
+      if (auto lit = PythonLiteralToJson(t);
+          lit && IsJsonValue(*lit) && (*lit)[0] != '"' && (*lit)[0] != '[' && (*lit)[0] != '{') {
         return *lit;
       }
       return JsonString(text);

@@ -43,8 +43,9 @@ TEST(JsonEnvelope, StreamsArgumentsOnceTheNameIsKnown) {
 TEST(JsonEnvelope, HandlesKeyOrderStringArgumentsAndErrors) {
   JsonEnvelope env;
   RecordingSink sink;
-  EXPECT_EQ(FeedPieces(env, R"({"parameters": {"x": 1}, "type": "function", "name": "g"})", 2, sink),
-            JsonEnvelope::Status::kDone);
+  EXPECT_EQ(
+      FeedPieces(env, R"({"parameters": {"x": 1}, "type": "function", "name": "g"})", 2, sink),
+      JsonEnvelope::Status::kDone);
   EXPECT_EQ(sink.begins.at(0), "g");
   EXPECT_EQ(sink.args, R"({"x": 1})");
 
@@ -54,8 +55,9 @@ TEST(JsonEnvelope, HandlesKeyOrderStringArgumentsAndErrors) {
             JsonEnvelope::Status::kDone);
   EXPECT_EQ(sink.args, R"({"q": "a\"b"})");
 
-  for (const char* bad : {R"({"arguments": {}})", R"({"name": 3})", R"({"name": "f", "arguments": [1]})",
-                          R"({"name": "f", "arguments": "[1]"})", R"({"name": "f" "x"})", "[1]"}) {
+  for (const char* bad :
+       {R"({"arguments": {}})", R"({"name": 3})", R"({"name": "f", "arguments": [1]})",
+        R"({"name": "f", "arguments": "[1]"})", R"({"name": "f" "x"})", "[1]"}) {
     env.Reset();
     sink = {};
     EXPECT_EQ(FeedPieces(env, bad, 1, sink), JsonEnvelope::Status::kError) << bad;
@@ -71,7 +73,8 @@ TEST(ConvertValue, TypesPlainTextBySchema) {
   EXPECT_EQ(ConvertValue("many", ParamType::kInteger), "\"many\"");
   EXPECT_EQ(ConvertValue("2.5", ParamType::kNumber), "2.5");
   EXPECT_EQ(ConvertValue("True", ParamType::kBoolean), "true");
-  EXPECT_EQ(ConvertValue("{'a': None, 'b': (1, 2)}", ParamType::kObject), R"({"a":null,"b":[1,2]})");
+  EXPECT_EQ(ConvertValue("{'a': None, 'b': (1, 2)}", ParamType::kObject),
+            R"({"a":null,"b":[1,2]})");
   EXPECT_EQ(ConvertValue("[1, 2]", ParamType::kArray), "[1, 2]");
   EXPECT_EQ(ConvertValue("not json", ParamType::kArray), "\"not json\"");
   EXPECT_EQ(ConvertValue("5", ParamType::kAny), "5");

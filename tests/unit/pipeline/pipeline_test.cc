@@ -53,11 +53,14 @@ class PipelineTest : public ::testing::Test {
 constexpr const char* kTools =
     R"("tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}}])";
 constexpr const char* kCall =
-    "<think>plan</think>Sure.<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}</tool_call>";
+    "<think>plan</think>Sure.<tool_call>{\"name\": \"get_weather\", \"arguments\": {\"city\": "
+    "\"Oslo\"}}</tool_call>";
 
 TEST_F(PipelineTest, SplitsReasoningAndToolCalls) {
   PipelineConfig config{"qwen3", "hermes", {}, 5};
-  auto p = Make(std::string(R"({"model":"m","messages":[{"role":"user","content":"x"}],)") + kTools + "}", config);
+  auto p = Make(
+      std::string(R"({"model":"m","messages":[{"role":"user","content":"x"}],)") + kTools + "}",
+      config);
   Run(*p, kCall);
   ASSERT_TRUE(p->finished());
   EXPECT_EQ(p->result().reasoning, "plan");
@@ -71,7 +74,11 @@ TEST_F(PipelineTest, SplitsReasoningAndToolCalls) {
 
 TEST_F(PipelineTest, ToolChoiceNoneAndRequestsWithoutToolsAreNotParsed) {
   PipelineConfig config{"", "hermes", {}, 5};
-  auto none = Make(std::string(R"({"model":"m","tool_choice":"none","messages":[{"role":"user","content":"x"}],)") + kTools + "}", config);
+  auto none =
+      Make(std::string(
+               R"({"model":"m","tool_choice":"none","messages":[{"role":"user","content":"x"}],)") +
+               kTools + "}",
+           config);
   Run(*none, "<tool_call>{\"name\": \"get_weather\", \"arguments\": {}}</tool_call>");
   EXPECT_TRUE(none->result().tool_calls.empty());
   EXPECT_NE(none->result().content->find("<tool_call>"), std::string::npos);
@@ -82,7 +89,9 @@ TEST_F(PipelineTest, ToolChoiceNoneAndRequestsWithoutToolsAreNotParsed) {
 
 TEST_F(PipelineTest, ThinkingDisabledSkipsTheReasoningParser) {
   PipelineConfig config{"qwen3", "", {}, 0};
-  auto p = Make(R"({"model":"m","chat_template_kwargs":{"enable_thinking":false},"messages":[{"role":"user","content":"x"}]})", config);
+  auto p = Make(
+      R"({"model":"m","chat_template_kwargs":{"enable_thinking":false},"messages":[{"role":"user","content":"x"}]})",
+      config);
   Run(*p, "<think>a</think>b");
   EXPECT_FALSE(p->result().reasoning.has_value());
   EXPECT_EQ(p->result().content, "<think>a</think>b");
@@ -90,7 +99,8 @@ TEST_F(PipelineTest, ThinkingDisabledSkipsTheReasoningParser) {
 
 TEST_F(PipelineTest, TerminalFramesAreSentWhenTheParserSwallowedTheLastDelta) {
   PipelineConfig config{"qwen3", "", {}, 0};
-  auto p = Make(R"({"model":"m","stream":true,"messages":[{"role":"user","content":"x"}]})", config);
+  auto p =
+      Make(R"({"model":"m","stream":true,"messages":[{"role":"user","content":"x"}]})", config);
   const std::string out = Run(*p, "answer <thi");  // held back until the end of the stream
   EXPECT_NE(out.find("\"finish_reason\":\"stop\""), std::string::npos);
   EXPECT_NE(out.find("\"content\":\" <thi\""), std::string::npos);  // flushed at the end
@@ -119,9 +129,11 @@ TEST_F(PipelineTest, BadParserNamesAndUndeclaredToolChoiceAreRequestErrors) {
 }
 
 TEST_F(PipelineTest, PromptCountsAssistantTurnsForTheMockEngine) {
-  auto p = Make(R"({"model":"m","messages":[{"role":"user","content":"x"},{"role":"assistant","content":"y"},{"role":"user","content":"z"}]})");
+  auto p = Make(
+      R"({"model":"m","messages":[{"role":"user","content":"x"},{"role":"assistant","content":"y"},{"role":"user","content":"z"}]})");
   EXPECT_EQ(p->generate_request().prior_assistant_turns, 1);
-  EXPECT_NE(p->generate_request().prompt.find("<|im_start|>assistant\ny<|im_end|>"), std::string::npos);
+  EXPECT_NE(p->generate_request().prompt.find("<|im_start|>assistant\ny<|im_end|>"),
+            std::string::npos);
   EXPECT_EQ(p->generate_request().prompt.substr(p->generate_request().prompt.size() - 22),
             "<|im_start|>assistant\n");
 }

@@ -29,13 +29,39 @@ bool NlohmannAccepts(const std::string& text) {
 }
 
 TEST(JsonScanner, AgreesWithAReferenceParser) {
-  const std::vector<std::string> samples = {
-      R"({})", R"([])", R"({"a": 1})", R"([1, 2, 3])", R"({"a": [true, false, null]})",
-      R"("str\"ing\u00e9\n")", R"(-0.5e+10)", R"(0)", R"({"a":{"b":{"c":[{}]}}})",
-      R"({"a" 1})", R"({"a": 01})", R"([1,])", R"({,})", R"({"a":1,})", R"([1 2])",
-      R"("\x")", R"("\u12G4")", R"(tru)", R"(nul)", R"(-)", R"(1.)", R"(1e)", R"({"a":})",
-      "\"raw\ncontrol\"", R"({"k": "v"}})", R"([[[[]]]])", R"({"a": -})", R"([-1.25E-3])",
-      R"({"emoji": "🌍"})", R"(  {"spaced" :  [ 1 , 2 ] }  )", R"(])", R"(})", R"(:)"};
+  const std::vector<std::string> samples = {R"({})",
+                                            R"([])",
+                                            R"({"a": 1})",
+                                            R"([1, 2, 3])",
+                                            R"({"a": [true, false, null]})",
+                                            R"("str\"ing\u00e9\n")",
+                                            R"(-0.5e+10)",
+                                            R"(0)",
+                                            R"({"a":{"b":{"c":[{}]}}})",
+                                            R"({"a" 1})",
+                                            R"({"a": 01})",
+                                            R"([1,])",
+                                            R"({,})",
+                                            R"({"a":1,})",
+                                            R"([1 2])",
+                                            R"("\x")",
+                                            R"("\u12G4")",
+                                            R"(tru)",
+                                            R"(nul)",
+                                            R"(-)",
+                                            R"(1.)",
+                                            R"(1e)",
+                                            R"({"a":})",
+                                            "\"raw\ncontrol\"",
+                                            R"({"k": "v"}})",
+                                            R"([[[[]]]])",
+                                            R"({"a": -})",
+                                            R"([-1.25E-3])",
+                                            R"({"emoji": "🌍"})",
+                                            R"(  {"spaced" :  [ 1 , 2 ] }  )",
+                                            R"(])",
+                                            R"(})",
+                                            R"(:)"};
   for (const std::string& s : samples) {
     for (size_t piece : {1u, 2u, 3u, 7u, 1000u}) {
       auto [st, consumed] = ScanInPieces(s, piece);
@@ -73,7 +99,8 @@ TEST(JsonScanner, RandomDocumentsInRandomPieces) {
   for (int i = 0; i < 3000; ++i) {
     std::string s;
     const int len = 1 + static_cast<int>(rng() % 14);
-    for (int k = 0; k < len; ++k) s.push_back(alphabet[rng() % alphabet.size()]);
+    for (int k = 0; k < len; ++k)
+      s.push_back(alphabet[rng() % alphabet.size()]);
     auto [st, consumed] = ScanInPieces(s, 1 + rng() % 4);
     bool accepts = st == JsonScanner::Status::kDone;
     if (accepts) {

@@ -58,7 +58,10 @@ TEST(MarkerSet, EarlierPartialBeatsLaterCompleteMarker) {
 }
 
 TEST(MarkerSet, MultiByteMarkers) {
-  const MarkerSet set{"<\xEF\xBD\x9Ctool\xE2\x96\x81" "calls\xE2\x96\x81" "begin\xEF\xBD\x9C>"};
+  const MarkerSet set{
+      "<\xEF\xBD\x9Ctool\xE2\x96\x81"
+      "calls\xE2\x96\x81"
+      "begin\xEF\xBD\x9C>"};
   ScanResult r = set.Scan("text <\xEF\xBD", false);
   EXPECT_EQ(r.status, ScanStatus::kPartial);
   EXPECT_EQ(r.pos, 5u);
@@ -77,8 +80,13 @@ TEST(StreamBuffer, HoldsUnconsumedBytesAndUtf8Tail) {
   std::string_view v = buf.Take("ab\xE2\x98", false);
   EXPECT_EQ(v, "ab");
   buf.Keep(1);  // consumed "a"; "b" and the partial character are held
-  v = buf.Take("\x83" "c", false);
-  EXPECT_EQ(v, "b\xE2\x98\x83" "c");
+  v = buf.Take(
+      "\x83"
+      "c",
+      false);
+  EXPECT_EQ(v,
+            "b\xE2\x98\x83"
+            "c");
   buf.Keep(v.size());
   EXPECT_TRUE(buf.empty());
   v = buf.Take("\xE2", true);
@@ -116,7 +124,8 @@ TEST(IdGenerator, DeterministicForASeed) {
   EXPECT_EQ(id.size(), 5u + 24u);
   EXPECT_EQ(id.rfind("call_", 0), 0u);
   EXPECT_NE(a.NextCallId(), id);
-  for (char c : id.substr(5)) EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(c)));
+  for (char c : id.substr(5))
+    EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(c)));
 }
 
 }  // namespace

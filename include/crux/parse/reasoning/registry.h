@@ -15,7 +15,7 @@ const std::vector<ReasoningParserInfo>& ReasoningParsers();
 
 // Creates the parser registered under `name` (or an alias). Unknown name: kNotFound with
 // "unknown reasoning parser 'x'; available: …".
-Expected<std::unique_ptr<ReasoningParser>> CreateReasoningParser(std::string_view name,
-                                                                 const ReasoningOptions& options = {});
+Expected<std::unique_ptr<ReasoningParser>> CreateReasoningParser(
+    std::string_view name, const ReasoningOptions& options = {});
 
 }  // namespace crux::parse
