@@ -14,6 +14,9 @@ bool IsDigit(char c) {
 bool IsHex(char c) {
   return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
+uint16_t HexValue(char c) {
+  return static_cast<uint16_t>(IsDigit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
+}
 
 }  // namespace
 
@@ -23,6 +26,8 @@ void JsonScanner::Reset() {
   string_is_key_ = false;
   array_may_close_ = false;
   count_ = 0;
+  unit_ = 0;
+  want_low_ = false;
   literal_ = nullptr;
   first_ = 0;
   error_ = "";
@@ -185,6 +190,10 @@ JsonScanner::Status JsonScanner::Feed(std::string_view text, size_t& consumed) {
         if (c == 'u') {
           state_ = State::kUnicode;
           count_ = 4;
+          unit_ = 0;
+        } else if (want_low_) {
+          consumed = i;
+          return Fail("unpaired surrogate in \\u escape");
         } else if (c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' ||
                    c == 'r' || c == 't') {
           state_ = State::kString;
@@ -198,7 +207,26 @@ JsonScanner::Status JsonScanner::Feed(std::string_view text, size_t& consumed) {
           consumed = i;
           return Fail("invalid \\u escape");
         }
-        if (--count_ == 0) state_ = State::kString;
+        unit_ = static_cast<uint16_t>(unit_ * 16 + HexValue(c));
+        if (--count_ == 0) {
+          // A high surrogate must be followed by a \u low surrogate; a low one must follow a
+          // high one: what is left cannot be written as UTF-8.
+          const bool high = unit_ >= 0xD800 && unit_ <= 0xDBFF;
+          const bool low = unit_ >= 0xDC00 && unit_ <= 0xDFFF;
+          if (want_low_ != low || (want_low_ && high)) {
+            consumed = i;
+            return Fail("unpaired surrogate in \\u escape");
+          }
+          want_low_ = high;
+          state_ = high ? State::kSurrogate : State::kString;
+        }
+        break;
+      case State::kSurrogate:
+        if (c != '\\') {
+          consumed = i;
+          return Fail("unpaired surrogate in \\u escape");
+        }
+        state_ = State::kEscape;
         break;
       case State::kLiteral:
         if (c != literal_[count_]) {

@@ -3,7 +3,8 @@
 // Feed() consumes bytes until the value is complete or proven invalid, and reports how many
 // bytes it took; bytes after the value are left to the caller. State is a few integers and a
 // bracket stack: no allocation once the stack has grown, no re-scan of consumed bytes.
-// Strings are checked for JSON syntax (escapes, no raw control characters), not for UTF-8.
+// Strings are checked for JSON syntax (escapes, no raw control characters, surrogate escapes
+// in pairs), not for UTF-8.
 #pragma once
 
 #include <cstddef>
@@ -44,7 +45,8 @@ class JsonScanner {
     kAfter,     // after a value inside a container: ',' or the closer
     kString,    // inside a string
     kEscape,    // after a backslash
-    kUnicode,   // inside \uXXXX; `count_` hex digits left
+    kUnicode,   // inside \uXXXX; `count_` hex digits left, `unit_` the value so far
+    kSurrogate,  // after a high surrogate escape: the backslash of its low half
     kNumber,    // inside a number; `number_` tracks the part
     kLiteral,   // inside true/false/null; `literal_` and `count_` track progress
     kDone,
@@ -62,6 +64,8 @@ class JsonScanner {
   bool string_is_key_ = false;
   bool array_may_close_ = false;  // kValue right after '[': ']' closes an empty array
   uint8_t count_ = 0;
+  uint16_t unit_ = 0;      // the UTF-16 code unit of a \uXXXX escape
+  bool want_low_ = false;  // a high surrogate was read; a low surrogate escape must follow
   const char* literal_ = nullptr;
   char first_ = 0;
   const char* error_ = "";

@@ -61,7 +61,14 @@ TEST(JsonScanner, AgreesWithAReferenceParser) {
                                             R"(  {"spaced" :  [ 1 , 2 ] }  )",
                                             R"(])",
                                             R"(})",
-                                            R"(:)"};
+                                            R"(:)",
+                                            R"("\ud83c\udf0d")",
+                                            R"("\ud83c")",
+                                            R"("\udf0d")",
+                                            R"("\ud83c\n")",
+                                            R"("\ud83cx")",
+                                            R"("\ud83c\ud83c")",
+                                            R"("\ud83c\u0041")"};
   for (const std::string& s : samples) {
     for (size_t piece : {1u, 2u, 3u, 7u, 1000u}) {
       auto [st, consumed] = ScanInPieces(s, piece);
