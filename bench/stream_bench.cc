@@ -1,7 +1,8 @@
 // crux_stream_bench: streams a 32,000-token output through each parser in token-sized pieces
 // and prints, per parser: the cost per piece at the start and at the end of the stream
 // (median and p99 over groups of pieces, median over runs), their ratio, the whole-stream time
-// (median and worst run), and complete-text parsing throughput.
+// (median and worst run), complete-text parsing throughput, and the tool calls the complete
+// parse found (a check that the figures measure real parsing).
 //
 // Usage: crux_stream_bench [--runs N] [--filter SUBSTRING]
 #include <algorithm>
@@ -15,6 +16,8 @@
 
 #include "bench_text.h"
 #include "crux/parse/output_parser.h"
+#include "crux/parse/parser.h"
+#include "crux/parse/result.h"
 #include "crux/parse/reasoning/registry.h"
 #include "crux/parse/tools/registry.h"
 
@@ -135,9 +138,9 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--filter") && i + 1 < argc)
       filter = argv[++i];
   }
-  std::printf("%-28s %7s %8s | %9s %9s | %9s %9s | %6s | %9s %9s | %9s\n", "scenario", "pieces",
-              "KB", "start p50", "start p99", "end p50", "end p99", "end/st", "stream ms",
-              "worst ms", "full MB/s");
+  std::printf("%-28s %7s %8s | %9s %9s | %9s %9s | %6s | %9s %9s | %9s | %5s\n", "scenario",
+              "pieces", "KB", "start p50", "start p99", "end p50", "end p99", "end/st",
+              "stream ms", "worst ms", "full MB/s", "calls");
   for (const Scenario& sc : Scenarios()) {
     if (!filter.empty() && sc.label.find(filter) == std::string::npos) continue;
     auto parser = Make(sc);
@@ -158,11 +161,13 @@ int main(int argc, char** argv) {
       mbs.push_back(f.complete_mb_s);
     }
     const double s50 = Percentile(start50, 0.5), e50 = Percentile(end50, 0.5);
+    const size_t calls = crux::parse::ParseComplete(*parser, stream.text).tool_calls.size();
     std::printf(
-        "%-28s %7zu %8.1f | %7.0fns %7.0fns | %7.0fns %7.0fns | %6.2f | %9.2f %9.2f | %9.0f\n",
+        "%-28s %7zu %8.1f | %7.0fns %7.0fns | %7.0fns %7.0fns | %6.2f | %9.2f %9.2f | %9.0f | "
+        "%5zu\n",
         sc.label.c_str(), stream.pieces.size(), stream.text.size() / 1024.0, s50,
         Percentile(start99, 0.5), e50, Percentile(end99, 0.5), e50 / s50, Percentile(total, 0.5),
-        Percentile(total, 1.0), Percentile(mbs, 0.5));
+        Percentile(total, 1.0), Percentile(mbs, 0.5), calls);
   }
   return 0;
 }

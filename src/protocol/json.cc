@@ -78,6 +78,10 @@ Expected<Json> ParseObject(std::string_view body) {
     doc = Json::parse(body);
   } catch (const nlohmann::json::parse_error& e) {
     return Error(ErrorCode::kParse, "request body is not valid JSON: " + ParseMessage(e.what()));
+  } catch (const nlohmann::json::exception& e) {
+    // Well-formed text the parser still refuses, such as a number too large for a double.
+    return Error(ErrorCode::kInvalidArgument,
+                 "request body has a value that cannot be read: " + ParseMessage(e.what()));
   }
   if (!doc.is_object()) {
     return Error(ErrorCode::kInvalidArgument,

@@ -135,6 +135,8 @@ TEST(ChatDecoder, RejectsBadRequestsNamingTheField) {
   const std::vector<BadRequest> cases = {
       {"{\"model\":", ErrorCode::kParse, "not valid JSON", ""},
       {"[1]", ErrorCode::kInvalidArgument, "must be a JSON object", ""},
+      {"{" + m + "," + msgs + R"(,"temperature":1e999})", ErrorCode::kInvalidArgument,
+       "number overflow", ""},
       {"{" + msgs + "}", ErrorCode::kInvalidArgument, "model is required", "model"},
       {R"({"model":5,)" + msgs + "}", ErrorCode::kInvalidArgument,
        "model must be a non-empty string", "model"},
