@@ -1,5 +1,7 @@
 #include "bench_text.h"
 
+#include "crux/text/json_scan.h"
+
 #include <algorithm>
 #include <array>
 #include <string_view>
@@ -115,6 +117,27 @@ TokenStream ToolStream(std::string (*render)(const std::vector<parse::ToolCall>&
     s.Add("\n");
   }
   AddProse(s, prose_per_gap, 999);
+  return s;
+}
+
+TokenStream ToolArgsStream(std::string (*render)(const std::vector<parse::ToolCall>&),
+                           int total_tokens, int calls) {
+  std::vector<parse::ToolCall> list;
+  // About 4 bytes per piece and 5 bytes per prose token; a call's fixed text is about 120
+  // bytes.
+  const int prose_tokens = std::max(1, (total_tokens * 4 / calls - 120) / 5);
+  for (int c = 0; c < calls; ++c) {
+    TokenStream prose;
+    AddProse(prose, prose_tokens, 100 + static_cast<uint64_t>(c));
+    std::string args = "{\"path\": \"notes/day" + std::to_string(c) + ".md\", \"content\": ";
+    text::AppendJsonString(args, prose.text);
+    args += "}";
+    list.push_back(parse::ToolCall{"", "write_file", args, true});
+  }
+  TokenStream s;
+  const std::string text = render(list);
+  for (size_t pos = 0; pos < text.size(); pos += 4)
+    s.Add(text.substr(pos, 4));
   return s;
 }
 

@@ -32,4 +32,10 @@ TokenStream ReasoningStream(const std::string& format, int reasoning_tokens, int
 TokenStream ToolStream(std::string (*render)(const std::vector<parse::ToolCall>&), int total_tokens,
                        int calls);
 
+// The whole output is `calls` tool calls written by `render` back to back, about
+// `total_tokens` pieces of about 4 bytes in all: each call carries a short path argument and a
+// long prose `content` string, the shape of a model writing a file through a tool.
+TokenStream ToolArgsStream(std::string (*render)(const std::vector<parse::ToolCall>&),
+                           int total_tokens, int calls);
+
 }  // namespace crux::bench

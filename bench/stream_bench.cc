@@ -11,6 +11,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -116,11 +117,23 @@ std::vector<Scenario> Scenarios() {
   s.push_back({"reasoning gemma4", "gemma4", "", reasoning("gemma4")});
   s.push_back({"reasoning harmony", "harmony", "", reasoning("harmony")});
   s.push_back({"reasoning gpt_oss", "gpt_oss", "", reasoning("harmony")});
+  // "tools": prose with 50 calls spread through it. Formats whose calls must open the output
+  // (llama's bare JSON, xlam's list, functionary's first recipient) or end the turn (ling3's
+  // <|role_end|>) have no text between calls; they run the "calls" layout only.
+  static const std::set<std::string, std::less<>> kNoTextBetweenCalls = {"llama", "xlam",
+                                                                         "functionary", "ling3"};
   for (const parse::ToolParserInfo& info : parse::ToolParsers()) {
-    if (info.render == nullptr) continue;
+    if (info.render == nullptr || kNoTextBetweenCalls.contains(info.name)) continue;
     auto render = info.render;
     s.push_back({"tools " + std::string(info.name), "", std::string(info.name),
                  [render] { return ToolStream(render, 32000, 50); }});
+  }
+  // "calls": the whole output is 50 calls with long string arguments streamed as they come.
+  for (const parse::ToolParserInfo& info : parse::ToolParsers()) {
+    if (info.render == nullptr) continue;
+    auto render = info.render;
+    s.push_back({"calls " + std::string(info.name), "", std::string(info.name),
+                 [render] { return ToolArgsStream(render, 32000, 50); }});
   }
   return s;
 }
