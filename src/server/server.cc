@@ -28,13 +28,17 @@ struct Server::Impl {
 
   net::awaitable<void> Accept() {
     for (;;) {
-      auto [ec, socket] = co_await acceptor.async_accept(net::as_tuple(net::use_awaitable));
+      // Each connection gets its own strand, used by the socket and by every coroutine of its
+      // session (the request, the disconnect watch, the wake-ups from engine threads).
+      auto [ec, socket] =
+          co_await acceptor.async_accept(net::make_strand(ioc), net::as_tuple(net::use_awaitable));
       if (ec) {
         if (ec == net::error::operation_aborted) co_return;
         continue;  // e.g. too many open files: keep serving the others
       }
       socket.set_option(tcp::no_delay(true));
-      net::co_spawn(net::make_strand(ioc), RunSession(std::move(socket), state), net::detached);
+      auto executor = socket.get_executor();
+      net::co_spawn(executor, RunSession(std::move(socket), state), net::detached);
     }
   }
 };

@@ -68,6 +68,13 @@ class UpdateQueue final : public engine::GenerationSink,
     return std::exchange(updates_, {});
   }
 
+  // Whether updates arrived since the last Drain(). Checked before each wait: the wake-up for
+  // them may have run while the session was not waiting (during a write), and cancelled nothing.
+  bool HasPending() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return notified_;
+  }
+
   net::steady_timer& timer() { return timer_; }
 
  private:
@@ -313,8 +320,10 @@ class Session {
     }
   }
 
-  // Waits until the queue has updates, the client left, or `until`.
+  // Waits until the queue has updates, the client left, or `until`. Runs on the strand that
+  // delivers wake-ups, so one posted after the check below cancels this wait.
   net::awaitable<void> Wait(UpdateQueue& queue, Clock::time_point until) {
+    if (queue.HasPending()) co_return;
     queue.timer().expires_at(until);
     co_await queue.timer().async_wait(kAwait);
   }

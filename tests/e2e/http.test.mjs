@@ -194,3 +194,35 @@ describe('crux serve over HTTP', () => {
     assert.match(text, /crux_request_duration_seconds_bucket\{le="\+Inf"\} [1-9]/);
   });
 });
+
+// Streams on reused connections, many at once: each must end as soon as its output is done.
+// A wake-up lost while the server writes would leave a stream waiting for the next keep-alive
+// (30 s here) before it sends the rest.
+describe('crux serve under concurrent streams', () => {
+  let server;
+  before(async () => {
+    server = await startServer(['--tokens-per-second', '0', '--keepalive-interval', '30']);
+  });
+  after(async () => server.stop());
+
+  test('48 concurrent streams, 4 rounds: every one completes without stalling', async () => {
+    const body = JSON.stringify({ model: 'weather', stream: true, messages: [{ role: 'user', content: 'hi' }],
+      tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }] });
+    const one = async () => {
+      const t0 = performance.now();
+      const res = await fetch(`${server.url}/v1/chat/completions`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body,
+      });
+      const text = await res.text();
+      return { status: res.status, done: text.includes('data: [DONE]'), ms: performance.now() - t0 };
+    };
+    for (let round = 0; round < 4; round += 1) {
+      const results = await Promise.all(Array.from({ length: 48 }, one));
+      for (const r of results) {
+        assert.equal(r.status, 200);
+        assert.ok(r.done, 'stream ended with [DONE]');
+        assert.ok(r.ms < 15000, `a stream took ${Math.round(r.ms)} ms`);
+      }
+    }
+  });
+});
