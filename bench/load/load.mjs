@@ -1,6 +1,6 @@
 // Load run: N concurrent streaming clients against `crux serve --engine mock` for D seconds.
 // Prints requests served, errors, time-to-first-byte and total-time percentiles, and the
-// server's resident memory at the start and at the end.
+// server's resident memory at the start, during the run and at the end.
 //
 // Usage: CRUX_BIN=build/release/apps/crux/crux node bench/load/load.mjs [--clients 64]
 //        [--seconds 60] [--api chat|messages|responses] [--tokens-per-second 0]
@@ -84,7 +84,12 @@ async function client() {
   }
 }
 
+// Memory over the run: a level reached in the first seconds (connections, buffers) that then
+// stays flat shows no growth per request.
+const rssSeries = [];
+const sampler = setInterval(() => rssSeries.push(rss()), Math.max(1000, (seconds * 1000) / 12));
 await Promise.all(Array.from({ length: clients }, client));
+clearInterval(sampler);
 const rssEnd = rss();
 server.kill('SIGTERM');
 
@@ -96,5 +101,5 @@ console.log(JSON.stringify({
   api, clients, seconds, served, errors, requests_per_second: +(served / seconds).toFixed(1),
   ttfb_ms: { p50: +pct(ttfb, 0.5).toFixed(2), p99: +pct(ttfb, 0.99).toFixed(2), max: +pct(ttfb, 1).toFixed(2) },
   total_ms: { p50: +pct(total, 0.5).toFixed(2), p99: +pct(total, 0.99).toFixed(2) },
-  server_rss_kb: { start: rssStart, end: rssEnd },
+  server_rss_kb: { start: rssStart, end: rssEnd, during: rssSeries },
 }, null, 2));
