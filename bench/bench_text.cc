@@ -83,6 +83,14 @@ TokenStream ReasoningStream(const std::string& format, int reasoning_tokens, int
     s.Add("\n");
     AddProse(s, reasoning_tokens, 1);
     s.Add("<channel|>");
+  } else if (format == "command_r7b") {
+    s.Add("<|START_THINKING|>");
+    AddProse(s, reasoning_tokens, 1);
+    s.Add("<|END_THINKING|>");
+  } else if (format == "apertus") {
+    s.Add("<|inner_prefix|>");
+    AddProse(s, reasoning_tokens, 1);
+    s.Add("<|inner_suffix|>");
   } else if (format == "harmony") {
     s.Add("<|channel|>");
     s.Add("analysis");

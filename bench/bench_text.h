@@ -24,7 +24,8 @@ struct TokenStream {
 void AddProse(TokenStream& stream, int tokens, uint64_t seed);
 
 // A reasoning block of `reasoning_tokens` then an answer of `answer_tokens`, in the format
-// of the named reasoning family ("think", "mistral", "gemma4", "harmony").
+// of the named reasoning family ("think", "mistral", "gemma4", "harmony", "command_r7b",
+// "apertus").
 TokenStream ReasoningStream(const std::string& format, int reasoning_tokens, int answer_tokens);
 
 // About `total_tokens` pieces of prose with `calls` tool calls spread evenly through it, each
