@@ -262,14 +262,7 @@ class FunctionaryParser final : public TokenParser {
   }
 
   size_t Process(std::string_view text, bool at_end) override {
-    size_t pos = 0;
-    while (pos < text.size()) {
-      const State before = state_;
-      const size_t n = Step(text.substr(pos), at_end);
-      pos += n;
-      if (n == 0 && state_ == before) break;  // waiting for a marker to complete
-    }
-    return pos;
+    return RunSteps(text, state_, [&](std::string_view rest) { return Step(rest, at_end); });
   }
 
   State state_ = State::kStart;

@@ -156,24 +156,15 @@ class KimiParser final : public TokenParser {
   }
 
   size_t Discard(std::string_view rest, bool at_end) {
-    const text::ScanResult hit = DiscardMarkers().Scan(rest, at_end);
-    Capture(rest.substr(0, hit.pos));
-    if (hit.status != text::ScanStatus::kFound) return hit.pos;
-    size_t n = hit.pos;
-    if (hit.id == 0) {
-      Capture(kCallEnd);
-      n += hit.length;
+    const DiscardResult d = DiscardCall(DiscardMarkers(), rest, at_end);
+    if (d.ended) {
+      BackOutside();
     }
-    CancelRegion();
-    BackOutside();
-    return n;
+    return d.consumed;
   }
 
   size_t Process(std::string_view text, bool at_end) override {
-    size_t pos = 0;
-    while (pos < text.size()) {
-      const std::string_view rest = text.substr(pos);
-      const State before = state_;
+    return RunSteps(text, state_, [&](std::string_view rest) {
       size_t n = 0;
       switch (state_) {
         case State::kOutside:
@@ -192,10 +183,8 @@ class KimiParser final : public TokenParser {
           n = Discard(rest, at_end);
           break;
       }
-      pos += n;
-      if (n == 0 && state_ == before) break;  // waiting for a marker to complete
-    }
-    return pos;
+      return n;
+    });
   }
 
   State state_ = State::kOutside;

@@ -209,25 +209,16 @@ class KimiK3Parser final : public TokenParser {
   }
 
   size_t Discard(std::string_view rest, bool at_end) {
-    const text::ScanResult hit = DiscardMarkers().Scan(rest, at_end);
-    Capture(rest.substr(0, hit.pos));
-    if (hit.status != text::ScanStatus::kFound) return hit.pos;
-    size_t n = hit.pos;
-    if (hit.id == 0) {
-      Capture(kCallEnd);
-      n += hit.length;
+    const DiscardResult d = DiscardCall(DiscardMarkers(), rest, at_end);
+    if (d.ended) {
+      json_.clear();
+      state_ = State::kOutside;
     }
-    json_.clear();
-    CancelRegion();
-    state_ = State::kOutside;
-    return n;
+    return d.consumed;
   }
 
   size_t Process(std::string_view text, bool at_end) override {
-    size_t pos = 0;
-    while (pos < text.size()) {
-      const std::string_view rest = text.substr(pos);
-      const State before = state_;
+    return RunSteps(text, state_, [&](std::string_view rest) {
       size_t n = 0;
       switch (state_) {
         case State::kOutside:
@@ -258,10 +249,8 @@ class KimiK3Parser final : public TokenParser {
           n = Discard(rest, at_end);
           break;
       }
-      pos += n;
-      if (n == 0 && state_ == before) break;  // waiting for a marker to complete
-    }
-    return pos;
+      return n;
+    });
   }
 
   State state_ = State::kOutside;

@@ -166,10 +166,7 @@ class MistralParser final : public TokenParser {
   }
 
   size_t Process(std::string_view text, bool at_end) override {
-    size_t pos = 0;
-    while (pos < text.size()) {
-      const std::string_view rest = text.substr(pos);
-      const State before = state_;
+    return RunSteps(text, state_, [&](std::string_view rest) {
       size_t n = 0;
       switch (state_) {
         case State::kOutside:
@@ -211,10 +208,8 @@ class MistralParser final : public TokenParser {
           break;
         }
       }
-      pos += n;
-      if (n == 0 && state_ == before) break;  // waiting for a marker to complete
-    }
-    return pos;
+      return n;
+    });
   }
 
   State state_ = State::kOutside;

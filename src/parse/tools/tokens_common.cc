@@ -39,6 +39,22 @@ TokenParser::ReadResult TokenParser::ReadUntil(const text::MarkerSet& set, std::
   return result;
 }
 
+TokenParser::DiscardResult TokenParser::DiscardCall(const text::MarkerSet& set,
+                                                    std::string_view text, bool at_end) {
+  const text::ScanResult hit = set.Scan(text, at_end);
+  Capture(text.substr(0, hit.pos));
+  DiscardResult result;
+  result.consumed = hit.pos;
+  if (hit.status != text::ScanStatus::kFound) return result;
+  if (hit.id == 0) {
+    Capture(text.substr(hit.pos, hit.length));
+    result.consumed += hit.length;
+  }
+  CancelRegion();
+  result.ended = true;
+  return result;
+}
+
 MarkerMatch MatchAt(const text::MarkerSet& set, std::string_view text, bool at_end) {
   // Only position 0 matters: the first max_length bytes decide it.
   const std::string_view head = text.substr(0, set.max_length());
@@ -492,10 +508,7 @@ size_t ListParser::Discard(std::string_view rest, bool at_end) {
 }
 
 size_t ListParser::Process(std::string_view text, bool at_end) {
-  size_t pos = 0;
-  while (pos < text.size()) {
-    const std::string_view rest = text.substr(pos);
-    const State before = state_;
+  return RunSteps(text, state_, [&](std::string_view rest) {
     size_t n = 0;
     switch (state_) {
       case State::kOutside:
@@ -524,10 +537,8 @@ size_t ListParser::Process(std::string_view text, bool at_end) {
         n = Discard(rest, at_end);
         break;
     }
-    pos += n;
-    if (n == 0 && state_ == before) break;  // the rest may still become a marker
-  }
-  return pos;
+    return n;
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

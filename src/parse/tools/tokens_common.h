@@ -59,6 +59,16 @@ class TokenParser : public ToolParserCore {
   };
   ReadResult ReadUntil(const text::MarkerSet& set, std::string_view text, bool at_end, size_t max,
                        std::string& into);
+
+  // Skips the rest of a malformed call: captures text up to a marker of `set`. Marker 0 is the
+  // call's end marker and is captured with it; any other marker (a next call, the end of the
+  // block) is left in the text. When a marker was found the region is cancelled (its raw text
+  // becomes content) and `ended` is set: the caller returns to its outside state.
+  struct DiscardResult {
+    size_t consumed = 0;
+    bool ended = false;
+  };
+  DiscardResult DiscardCall(const text::MarkerSet& set, std::string_view text, bool at_end);
 };
 
 enum class CallShape : uint8_t {

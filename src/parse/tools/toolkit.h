@@ -73,6 +73,22 @@ class ToolParserCore : public ToolParser, public CallSink {
   bool call_begun() const { return call_begun_; }
   bool call_ended() const { return call_ended_; }
 
+  // Runs a family's state machine over `text`: `step(rest)` handles the bytes at the front in
+  // the current `state` and returns how many it used. Stops when `text` is used up, or when a
+  // step uses nothing and leaves `state` as it was (it waits for more text). Returns the bytes
+  // used.
+  template <class State, class Step>
+  static size_t RunSteps(std::string_view text, const State& state, Step&& step) {
+    size_t pos = 0;
+    while (pos < text.size()) {
+      const State before = state;
+      const size_t n = step(text.substr(pos));
+      pos += n;
+      if (n == 0 && state == before) break;
+    }
+    return pos;
+  }
+
   const ToolParserOptions& options() const { return options_; }
   text::IdGenerator& ids() { return ids_; }
   EventSink& out() { return *out_; }
