@@ -76,7 +76,8 @@ std::string Metrics::Render() const {
   out += "# HELP crux_active_generations Generations in flight.\n";
   out += "# TYPE crux_active_generations gauge\n";
   out += "crux_active_generations " + std::to_string(active_generations_.load()) + "\n";
-  duration_.Render(out, "crux_request_duration_seconds", "Time from request to last byte.");
+  duration_.Render(out, "crux_request_duration_seconds",
+                   "Time from request to complete response (handed to the socket).");
   ttfb_.Render(out, "crux_time_to_first_byte_seconds",
                "Time from request to the first byte of model output.");
   return out;

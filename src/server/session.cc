@@ -275,15 +275,14 @@ class Session {
     if (!submitted.ok()) co_return co_await WriteError(api, submitted.error());
     state_.metrics.GenerationStarted();
     std::unique_ptr<engine::Generation> generation = std::move(*submitted);
+    generation_open_ = true;
     bool keep = false;
     if (request.stream) {
       keep = co_await Stream(pipe, *queue, *generation);
     } else {
       keep = co_await Complete(pipe, *queue, *generation, api);
     }
-    state_.metrics.GenerationEnded();
-    const auto& usage = pipe.completion().usage;
-    state_.metrics.Tokens(usage.prompt_tokens, usage.completion_tokens);
+    EndGeneration(pipe);
     co_return keep;
   }
 
@@ -341,6 +340,7 @@ class Session {
     auto [hec, hn] = co_await http::async_write_header(stream_, serializer, kAwait);
     if (hec) {
       generation.Cancel();
+      EndGeneration(pipe);
       state_.metrics.StreamEnded();
       co_return false;
     }
@@ -392,13 +392,16 @@ class Session {
       ok = false;
     }
     co_await StopWatch(*watch, queue);
+    // Bookkeeping before the last bytes: a client that has its whole response sees it in
+    // /metrics.
+    EndGeneration(pipe);
+    state_.metrics.StreamEnded();
+    Log(200, pipe);
+    state_.metrics.RequestDone(endpoint_, 200, SecondsSince(start_));
     if (ok) {
       auto [ec, n] = co_await net::async_write(stream_, http::make_chunk_last(), kAwait);
       ok = !ec;
     }
-    state_.metrics.StreamEnded();
-    Log(200, pipe);
-    state_.metrics.RequestDone(endpoint_, 200, SecondsSince(start_));
     co_return ok;
   }
 
@@ -428,6 +431,7 @@ class Session {
       state_.metrics.Cancelled();
     }
     co_await StopWatch(*watch, queue);
+    EndGeneration(pipe);
     if (gone) co_return false;
     if (timed_out) {
       co_return co_await WriteError(api, 504,
@@ -436,6 +440,15 @@ class Session {
     }
     Log(200, pipe);
     co_return co_await WriteJson(http::status::ok, pipe.Body(), true);
+  }
+
+  // Counts a generation as ended, with its tokens (once per generation).
+  void EndGeneration(const pipeline::RequestPipeline& pipe) {
+    if (!generation_open_) return;
+    generation_open_ = false;
+    state_.metrics.GenerationEnded();
+    const auto& usage = pipe.completion().usage;
+    state_.metrics.Tokens(usage.prompt_tokens, usage.completion_tokens);
   }
 
   void Log(int status, const pipeline::RequestPipeline& pipe) const {
@@ -473,11 +486,12 @@ class Session {
     res.keep_alive(keep);
     res.body() = std::move(body);
     res.prepare_payload();
-    stream_.expires_after(std::chrono::seconds(60));
-    auto [ec, n] = co_await http::async_write(stream_, res, kAwait);
+    // Counted before the write: a client that has its response sees it in /metrics.
     if (endpoint_ != Metrics::kOther || status >= 400) {
       state_.metrics.RequestDone(endpoint_, status, SecondsSince(start_));
     }
+    stream_.expires_after(std::chrono::seconds(60));
+    auto [ec, n] = co_await http::async_write(stream_, res, kAwait);
     if (status >= 400) spdlog::info("{} {}", status, res.body().substr(0, 300));
     co_return !ec && keep;
   }
@@ -486,6 +500,7 @@ class Session {
   beast::flat_buffer buffer_;
   ServerState& state_;
   Clock::time_point start_ = Clock::now();
+  bool generation_open_ = false;  // a submitted generation not yet counted as ended
   unsigned version_ = 11;
   Metrics::Endpoint endpoint_ = Metrics::kOther;
 };
