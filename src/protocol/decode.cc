@@ -171,6 +171,70 @@ Status ReadExtensions(const Json& body, ChatRequest& request) {
   return Status();
 }
 
+Status ReadTools(const Json& body, const ToolDialect& dialect, ChatRequest& request) {
+  const Json* tools = Member(body, "tools");
+  if (tools == nullptr) return Status();
+  if (!tools->is_array()) return MustBe("tools", "an array");
+  for (size_t i = 0; i < tools->size(); ++i) {
+    const Json& tool = (*tools)[i];
+    const std::string path = IndexPath("tools", i);
+    if (!tool.is_object()) return MustBe(path, "an object");
+    std::string type(dialect.default_type);
+    CRUX_PROTO_TRY(ReadString(tool, "type", path + ".type", type));
+    if (type != dialect.callable_type) continue;  // hosted and server tools are not ours
+    const Json* holder = &tool;
+    std::string holder_path = path;
+    if (!dialect.holder.empty()) {
+      holder = Member(tool, dialect.holder);
+      holder_path = FieldPath(path, dialect.holder);
+      if (holder == nullptr || !holder->is_object()) return MustBe(holder_path, "an object");
+    }
+    auto spec = ReadFunctionTool(*holder, holder_path, dialect.schema_key);
+    if (!spec.ok()) return spec.error();
+    request.tools.push_back(std::move(*spec));
+  }
+  request.tools_json = Dump(*tools);
+  return Status();
+}
+
+Status ReadOpenAiToolChoice(const Json& body, NamedChoice where, ChatRequest& request) {
+  const Json* choice = Member(body, "tool_choice");
+  if (choice == nullptr) return Status();
+  request.tool_choice_json = Dump(*choice);
+  const bool in_function = where == NamedChoice::kInFunction;
+  const std::string shapes =
+      std::string("\"auto\", \"none\", \"required\" or {\"type\":\"function\",") +
+      (in_function ? "\"function\":{\"name\":…}}" : "\"name\":…}");
+  if (choice->is_string()) {
+    const std::string& mode = choice->get_ref<const std::string&>();
+    if (mode == "auto") {
+      request.tool_choice.mode = ToolChoiceMode::kAuto;
+    } else if (mode == "none") {
+      request.tool_choice.mode = ToolChoiceMode::kNone;
+    } else if (mode == "required") {
+      request.tool_choice.mode = ToolChoiceMode::kRequired;
+    } else {
+      return MustBe("tool_choice", shapes + " (got '" + mode + "')");
+    }
+    return Status();
+  }
+  if (!choice->is_object()) return MustBe("tool_choice", shapes);
+  std::string type;
+  CRUX_PROTO_TRY(ReadString(*choice, "type", "tool_choice.type", type));
+  if (type != "function") {
+    return Error(ErrorCode::kUnsupported,
+                 "tool_choice.type '" + type + "' is not supported (use \"function\")");
+  }
+  const Json* holder = in_function ? Member(*choice, "function") : choice;
+  const Json* name = holder != nullptr ? Member(*holder, "name") : nullptr;
+  if (name == nullptr || !name->is_string() || name->get_ref<const std::string&>().empty()) {
+    return MustBe(in_function ? "tool_choice.function.name" : "tool_choice.name",
+                  "a non-empty string");
+  }
+  request.tool_choice = {ToolChoiceMode::kNamed, name->get<std::string>()};
+  return Status();
+}
+
 Expected<parse::ToolSpec> ReadFunctionTool(const Json& holder, const std::string& path,
                                            std::string_view parameters_key) {
   const Json* name = Member(holder, "name");

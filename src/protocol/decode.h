@@ -1,6 +1,7 @@
 // Decoding pieces shared by the three dialects (internal to crux_protocol).
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -66,6 +67,24 @@ Status ReadExtensions(const Json& body, ChatRequest& request);
 // nullptr) an object. `path` names the object holding them.
 Expected<parse::ToolSpec> ReadFunctionTool(const Json& holder, const std::string& path,
                                            std::string_view parameters_key);
+
+// How a dialect writes its tools array.
+struct ToolDialect {
+  std::string_view default_type;   // the type of a tool without "type" ("": none)
+  std::string_view callable_type;  // the type crux parses calls for; other tools are skipped
+  std::string_view holder;         // the member holding name and schema ("": the tool itself)
+  std::string_view schema_key;     // "parameters" or "input_schema"
+};
+
+// `tools`: an array of tool objects; the callable ones become request.tools, and the array
+// is kept as JSON for the prompt renderer.
+Status ReadTools(const Json& body, const ToolDialect& dialect, ChatRequest& request);
+
+// The OpenAI `tool_choice`: "auto", "none", "required", or {"type":"function", …} naming a
+// function. `where` says where the name is: in `function.name` (Chat Completions) or in
+// `name` (Responses).
+enum class NamedChoice : uint8_t { kInFunction, kTopLevel };
+Status ReadOpenAiToolChoice(const Json& body, NamedChoice where, ChatRequest& request);
 
 // A json_schema format object {name, schema, strict, description} at `path`.
 Status ReadJsonSchema(const Json& object, const std::string& path, ResponseFormat& format);

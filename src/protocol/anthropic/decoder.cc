@@ -7,6 +7,11 @@
 namespace crux::protocol {
 namespace {
 
+constexpr internal::ToolDialect kTools{.default_type = "custom",
+                                       .callable_type = "custom",
+                                       .holder = "",
+                                       .schema_key = "input_schema"};
+
 using internal::FieldPath;
 using internal::IndexPath;
 using internal::Json;
@@ -149,25 +154,6 @@ Status ReadMessage(const Json& message, const std::string& path, MessageBuilder&
   return Status();
 }
 
-Status ReadTools(const Json& body, ChatRequest& request) {
-  const Json* tools = Member(body, "tools");
-  if (tools == nullptr) return Status();
-  if (!tools->is_array()) return MustBe("tools", "an array");
-  for (size_t i = 0; i < tools->size(); ++i) {
-    const Json& tool = (*tools)[i];
-    const std::string path = IndexPath("tools", i);
-    if (!tool.is_object()) return MustBe(path, "an object");
-    std::string type = "custom";
-    CRUX_PROTO_TRY(ReadString(tool, "type", path + ".type", type));
-    if (type != "custom") continue;  // server tools (web_search_…, bash_…) are not ours
-    auto spec = internal::ReadFunctionTool(tool, path, "input_schema");
-    if (!spec.ok()) return spec.error();
-    request.tools.push_back(std::move(*spec));
-  }
-  request.tools_json = internal::Dump(*tools);
-  return Status();
-}
-
 Status ReadToolChoice(const Json& body, ChatRequest& request) {
   const Json* choice = Member(body, "tool_choice");
   if (choice == nullptr) return Status();
@@ -260,7 +246,7 @@ Expected<ChatRequest> DecodeAnthropicMessages(std::string_view body_text) {
     CRUX_PROTO_TRY(ReadMessage((**messages)[i], IndexPath("messages", i), builder));
   }
   request.messages = builder.Take();
-  CRUX_PROTO_TRY(ReadTools(*body, request));
+  CRUX_PROTO_TRY(internal::ReadTools(*body, kTools, request));
   CRUX_PROTO_TRY(ReadToolChoice(*body, request));
   CRUX_PROTO_TRY(ReadOptions(*body, request));
   CRUX_PROTO_TRY(internal::CheckToolChoice(request, "any"));

@@ -5,6 +5,11 @@
 namespace crux::protocol {
 namespace {
 
+constexpr internal::ToolDialect kTools{.default_type = "function",
+                                       .callable_type = "function",
+                                       .holder = "function",
+                                       .schema_key = "parameters"};
+
 using internal::FieldPath;
 using internal::IndexPath;
 using internal::Json;
@@ -82,62 +87,6 @@ Status ReadMessage(const Json& message, const std::string& path, MessageBuilder&
   return Status();
 }
 
-Status ReadTools(const Json& body, ChatRequest& request) {
-  const Json* tools = Member(body, "tools");
-  if (tools == nullptr) return Status();
-  if (!tools->is_array()) return MustBe("tools", "an array");
-  for (size_t i = 0; i < tools->size(); ++i) {
-    const Json& tool = (*tools)[i];
-    const std::string path = IndexPath("tools", i);
-    if (!tool.is_object()) return MustBe(path, "an object");
-    std::string type = "function";
-    CRUX_PROTO_TRY(ReadString(tool, "type", path + ".type", type));
-    if (type != "function") continue;  // custom and hosted tools are not callable here
-    const Json* fn = Member(tool, "function");
-    if (fn == nullptr || !fn->is_object()) return MustBe(path + ".function", "an object");
-    auto spec = internal::ReadFunctionTool(*fn, path + ".function", "parameters");
-    if (!spec.ok()) return spec.error();
-    request.tools.push_back(std::move(*spec));
-  }
-  request.tools_json = internal::Dump(*tools);
-  return Status();
-}
-
-Status ReadToolChoice(const Json& body, ChatRequest& request) {
-  const Json* choice = Member(body, "tool_choice");
-  if (choice == nullptr) return Status();
-  request.tool_choice_json = internal::Dump(*choice);
-  constexpr std::string_view kShapes =
-      "\"auto\", \"none\", \"required\" or {\"type\":\"function\",\"function\":{\"name\":…}}";
-  if (choice->is_string()) {
-    const std::string& mode = choice->get_ref<const std::string&>();
-    if (mode == "auto") {
-      request.tool_choice.mode = ToolChoiceMode::kAuto;
-    } else if (mode == "none") {
-      request.tool_choice.mode = ToolChoiceMode::kNone;
-    } else if (mode == "required") {
-      request.tool_choice.mode = ToolChoiceMode::kRequired;
-    } else {
-      return MustBe("tool_choice", std::string(kShapes) + " (got '" + mode + "')");
-    }
-    return Status();
-  }
-  if (!choice->is_object()) return MustBe("tool_choice", kShapes);
-  std::string type;
-  CRUX_PROTO_TRY(ReadString(*choice, "type", "tool_choice.type", type));
-  if (type != "function") {
-    return Error(ErrorCode::kUnsupported,
-                 "tool_choice.type '" + type + "' is not supported (use \"function\")");
-  }
-  const Json* fn = Member(*choice, "function");
-  const Json* name = fn != nullptr ? Member(*fn, "name") : nullptr;
-  if (name == nullptr || !name->is_string() || name->get_ref<const std::string&>().empty()) {
-    return MustBe("tool_choice.function.name", "a non-empty string");
-  }
-  request.tool_choice = {ToolChoiceMode::kNamed, name->get<std::string>()};
-  return Status();
-}
-
 Status ReadOptions(const Json& body, ChatRequest& request) {
   CRUX_PROTO_TRY(internal::ReadMaxTokens(body, "max_tokens", request));
   CRUX_PROTO_TRY(internal::ReadMaxTokens(body, "max_completion_tokens", request));
@@ -181,8 +130,9 @@ Expected<ChatRequest> DecodeChatCompletions(std::string_view body_text) {
     CRUX_PROTO_TRY(ReadMessage((**messages)[i], IndexPath("messages", i), builder));
   }
   request.messages = builder.Take();
-  CRUX_PROTO_TRY(ReadTools(*body, request));
-  CRUX_PROTO_TRY(ReadToolChoice(*body, request));
+  CRUX_PROTO_TRY(internal::ReadTools(*body, kTools, request));
+  CRUX_PROTO_TRY(
+      internal::ReadOpenAiToolChoice(*body, internal::NamedChoice::kInFunction, request));
   CRUX_PROTO_TRY(ReadOptions(*body, request));
   CRUX_PROTO_TRY(internal::CheckToolChoice(request, "required"));
   return request;

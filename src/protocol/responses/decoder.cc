@@ -7,6 +7,9 @@
 namespace crux::protocol {
 namespace {
 
+constexpr internal::ToolDialect kTools{
+    .default_type = "", .callable_type = "function", .holder = "", .schema_key = "parameters"};
+
 using internal::IndexPath;
 using internal::Json;
 using internal::Member;
@@ -133,59 +136,6 @@ Status ReadInput(const Json& body, MessageBuilder& builder) {
   return Status();
 }
 
-Status ReadTools(const Json& body, ChatRequest& request) {
-  const Json* tools = Member(body, "tools");
-  if (tools == nullptr) return Status();
-  if (!tools->is_array()) return MustBe("tools", "an array");
-  for (size_t i = 0; i < tools->size(); ++i) {
-    const Json& tool = (*tools)[i];
-    const std::string path = IndexPath("tools", i);
-    if (!tool.is_object()) return MustBe(path, "an object");
-    std::string type;
-    CRUX_PROTO_TRY(ReadString(tool, "type", path + ".type", type));
-    if (type != "function") continue;  // web_search, namespace, mcp, custom, … are skipped
-    auto spec = internal::ReadFunctionTool(tool, path, "parameters");
-    if (!spec.ok()) return spec.error();
-    request.tools.push_back(std::move(*spec));
-  }
-  request.tools_json = internal::Dump(*tools);
-  return Status();
-}
-
-Status ReadToolChoice(const Json& body, ChatRequest& request) {
-  const Json* choice = Member(body, "tool_choice");
-  if (choice == nullptr) return Status();
-  request.tool_choice_json = internal::Dump(*choice);
-  constexpr std::string_view kShapes =
-      "\"auto\", \"none\", \"required\" or {\"type\":\"function\",\"name\":…}";
-  if (choice->is_string()) {
-    const std::string& mode = choice->get_ref<const std::string&>();
-    if (mode == "auto") {
-      request.tool_choice.mode = ToolChoiceMode::kAuto;
-    } else if (mode == "none") {
-      request.tool_choice.mode = ToolChoiceMode::kNone;
-    } else if (mode == "required") {
-      request.tool_choice.mode = ToolChoiceMode::kRequired;
-    } else {
-      return MustBe("tool_choice", std::string(kShapes) + " (got '" + mode + "')");
-    }
-    return Status();
-  }
-  if (!choice->is_object()) return MustBe("tool_choice", kShapes);
-  std::string type;
-  CRUX_PROTO_TRY(ReadString(*choice, "type", "tool_choice.type", type));
-  if (type != "function") {
-    return Error(ErrorCode::kUnsupported,
-                 "tool_choice.type '" + type + "' is not supported (use \"function\")");
-  }
-  const Json* name = Member(*choice, "name");
-  if (name == nullptr || !name->is_string() || name->get_ref<const std::string&>().empty()) {
-    return MustBe("tool_choice.name", "a non-empty string");
-  }
-  request.tool_choice = {ToolChoiceMode::kNamed, name->get<std::string>()};
-  return Status();
-}
-
 // `text: {format: {type: "text"|"json_object"|"json_schema", name, schema, strict}}`.
 Status ReadText(const Json& body, ChatRequest& request) {
   const Json* text = Member(body, "text");
@@ -246,8 +196,8 @@ Expected<ChatRequest> DecodeResponses(std::string_view body_text) {
   builder.AddSystem(request.instructions);
   CRUX_PROTO_TRY(ReadInput(*body, builder));
   request.messages = builder.Take();
-  CRUX_PROTO_TRY(ReadTools(*body, request));
-  CRUX_PROTO_TRY(ReadToolChoice(*body, request));
+  CRUX_PROTO_TRY(internal::ReadTools(*body, kTools, request));
+  CRUX_PROTO_TRY(internal::ReadOpenAiToolChoice(*body, internal::NamedChoice::kTopLevel, request));
   CRUX_PROTO_TRY(ReadOptions(*body, request));
   CRUX_PROTO_TRY(internal::CheckToolChoice(request, "required"));
   return request;
