@@ -557,87 +557,9 @@ size_t CallListParser::ListStep(std::string_view rest, ListStatus& status) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Python literal rendering
-
-namespace {
+// Rendering
 
 using Json = nlohmann::ordered_json;
-
-void AppendPythonString(std::string& out, const std::string& s) {
-  out.push_back('\'');
-  for (const char c : s) {
-    switch (c) {
-      case '\\':
-        out.append("\\\\");
-        break;
-      case '\'':
-        out.append("\\'");
-        break;
-      case '\n':
-        out.append("\\n");
-        break;
-      case '\r':
-        out.append("\\r");
-        break;
-      case '\t':
-        out.append("\\t");
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          static constexpr char kHex[] = "0123456789abcdef";
-          out.append("\\x");
-          out.push_back(kHex[(c >> 4) & 0xF]);
-          out.push_back(kHex[c & 0xF]);
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  out.push_back('\'');
-}
-
-void AppendPython(std::string& out, const Json& value) {
-  switch (value.type()) {
-    case Json::value_t::string:
-      AppendPythonString(out, value.get<std::string>());
-      break;
-    case Json::value_t::boolean:
-      out.append(value.get<bool>() ? "True" : "False");
-      break;
-    case Json::value_t::null:
-      out.append("None");
-      break;
-    case Json::value_t::array: {
-      out.push_back('[');
-      bool first = true;
-      for (const Json& item : value) {
-        if (!first) out.append(", ");
-        first = false;
-        AppendPython(out, item);
-      }
-      out.push_back(']');
-      break;
-    }
-    case Json::value_t::object: {
-      out.push_back('{');
-      bool first = true;
-      for (const auto& [key, item] : value.items()) {
-        if (!first) out.append(", ");
-        first = false;
-        AppendPythonString(out, key);
-        out.append(": ");
-        AppendPython(out, item);
-      }
-      out.push_back('}');
-      break;
-    }
-    default:
-      out.append(value.dump());
-      break;
-  }
-}
-
-}  // namespace
 
 void AppendPythonCall(std::string& out, const ToolCall& call) {
   out.append(call.name);
@@ -650,7 +572,7 @@ void AppendPythonCall(std::string& out, const ToolCall& call) {
       first = false;
       out.append(key);
       out.push_back('=');
-      AppendPython(out, value);
+      out += JsonToPythonLiteral(value.dump());
     }
   }
   out.push_back(')');

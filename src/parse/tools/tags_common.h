@@ -313,9 +313,6 @@ std::vector<RenderedArg> RenderArgs(std::string_view arguments_json, ValueStyle 
 std::string RenderFunctionCalls(const std::vector<ToolCall>& calls, std::string_view open,
                                 std::string_view close, bool value_newlines, ValueStyle style);
 
-// Python literal (repr) of a JSON value: {'k': [1, True, None]}.
-std::string PythonLiteral(std::string_view json);
-
 // ---------------------------------------------------------------------------------------------
 // The families of the group (one file each; rows in group_tags.cc). hermes is in hermes.h.
 

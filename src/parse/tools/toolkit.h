@@ -199,6 +199,10 @@ bool IsJsonValue(std::string_view text);
 // set) to JSON text; nullopt when `text` is not one.
 std::optional<std::string> PythonLiteralToJson(std::string_view text);
 
+// The reverse, as Python's repr() writes it: {'k': [1, True, None]}; "" when `json` is not
+// JSON. For renderers (tests, benchmarks).
+std::string JsonToPythonLiteral(std::string_view json);
+
 // Builds {"k": v, …} incrementally: Key() writes `{"k": ` or `, "k": `; string values can be
 // streamed with StringBegin/StringPart/StringEnd; Close() writes `}` (or `{}`).
 class ArgsWriter {
