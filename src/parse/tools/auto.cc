@@ -36,23 +36,16 @@ class AutoParser final : public ToolParserCore {
   }
 
   size_t Process(std::string_view text, bool at_end) override {
-    size_t pos = 0;
-    while (pos < text.size()) {
-      const std::string_view rest = text.substr(pos);
+    return RunSteps(text, [&](std::string_view rest) -> size_t {
       if (state_ == State::kDelegate) {
         stage_.Clear();
         delegate_->Feed(rest, stage_);
         Forward();
-        return text.size();
+        return rest.size();
       }
-      const size_t n = state_ == State::kStart ? StartStep(rest, at_end) : ScanStep(rest, at_end);
-      if (n == kHold) return pos;
-      pos += n;
-    }
-    return pos;
+      return state_ == State::kStart ? StartStep(rest, at_end) : ScanStep(rest, at_end);
+    });
   }
-
-  static constexpr size_t kHold = static_cast<size_t>(-1);
 
   size_t StartStep(std::string_view rest, bool at_end) {
     size_t ws = 0;

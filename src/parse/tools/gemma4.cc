@@ -358,8 +358,6 @@ class Gemma4Parser final : public ToolParserCore {
     kFenceCall,    // fenced: a call or the closing fence
   };
 
-  static constexpr size_t kHold = static_cast<size_t>(-1);
-
   static const text::MarkerSet& OutsideMarkers() {
     static const text::MarkerSet set{kBlockOpen, kFenceOpen};
     return set;
@@ -385,9 +383,7 @@ class Gemma4Parser final : public ToolParserCore {
   }
 
   size_t Process(std::string_view text, bool at_end) override {
-    size_t pos = 0;
-    while (pos < text.size()) {
-      const std::string_view rest = text.substr(pos);
+    return RunSteps(text, [&](std::string_view rest) {
       size_t n = 0;
       switch (state_) {
         case State::kOutside:
@@ -416,10 +412,8 @@ class Gemma4Parser final : public ToolParserCore {
           n = FenceCallStep(rest, at_end);
           break;
       }
-      if (n == kHold) return pos;
-      pos += n;
-    }
-    return pos;
+      return n;
+    });
   }
 
   size_t OutsideStep(std::string_view rest, bool at_end) {

@@ -39,7 +39,6 @@ class HarmonyParser final : public ToolParserCore {
     kAfterArgs,  // after the arguments: whitespace, then the terminator
     kDiscard,    // malformed arguments, captured up to the message's end
   };
-  static constexpr size_t kHold = static_cast<size_t>(-1);
 
   static const text::MarkerSet& Markers() {
     static const text::MarkerSet set{"<|start|>", "<|channel|>", "<|message|>", "<|constrain|>",
@@ -60,9 +59,7 @@ class HarmonyParser final : public ToolParserCore {
   }
 
   size_t Process(std::string_view text, bool at_end) override {
-    size_t pos = 0;
-    while (pos < text.size()) {
-      const std::string_view rest = text.substr(pos);
+    return RunSteps(text, [&](std::string_view rest) {
       size_t n = 0;
       switch (state_) {
         case State::kOutside:
@@ -80,10 +77,8 @@ class HarmonyParser final : public ToolParserCore {
           n = DiscardStep(rest, at_end);
           break;
       }
-      if (n == kHold) return pos;
-      pos += n;
-    }
-    return pos;
+      return n;
+    });
   }
 
   // Text and markers outside call arguments.

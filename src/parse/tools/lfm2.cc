@@ -35,9 +35,7 @@ class Lfm2Parser final : public CallListParser {
   void OnReset() override { state_ = State::kOutside; }
 
   size_t Process(std::string_view text, bool at_end) override {
-    size_t pos = 0;
-    while (pos < text.size()) {
-      const std::string_view rest = text.substr(pos);
+    return RunSteps(text, [&](std::string_view rest) {
       size_t n = 0;
       switch (state_) {
         case State::kOutside:
@@ -56,16 +54,14 @@ class Lfm2Parser final : public CallListParser {
           n = Discard(rest, at_end);
           break;
       }
-      if (n == kHoldBytes) return pos;
-      pos += n;
-    }
-    return pos;
+      return n;
+    });
   }
 
   size_t Outside(std::string_view rest, bool at_end) {
     const text::ScanResult hit = OpenMarker().Scan(rest, at_end);
     Content(rest.substr(0, hit.pos));
-    if (hit.status != text::ScanStatus::kFound) return hit.pos == 0 ? kHoldBytes : hit.pos;
+    if (hit.status != text::ScanStatus::kFound) return hit.pos == 0 ? kHold : hit.pos;
     OpenRegion(kOpen);
     state_ = State::kListStart;
     return hit.pos + hit.length;
@@ -95,7 +91,7 @@ class Lfm2Parser final : public CallListParser {
   size_t AfterList(std::string_view rest, bool at_end) {
     if (text::IsSpace(rest[0])) return 1;
     const text::ScanResult hit = CloseMarker().Scan(rest, at_end);
-    if (hit.pos == 0 && hit.status == text::ScanStatus::kPartial) return kHoldBytes;
+    if (hit.pos == 0 && hit.status == text::ScanStatus::kPartial) return kHold;
     state_ = State::kOutside;
     if (region_open()) CloseRegion();
     return hit.pos == 0 && hit.status == text::ScanStatus::kFound ? hit.length : 0;
@@ -105,7 +101,7 @@ class Lfm2Parser final : public CallListParser {
   size_t Discard(std::string_view rest, bool at_end) {
     const text::ScanResult hit = CloseMarker().Scan(rest, at_end);
     Capture(rest.substr(0, hit.pos));
-    if (hit.status != text::ScanStatus::kFound) return hit.pos == 0 ? kHoldBytes : hit.pos;
+    if (hit.status != text::ScanStatus::kFound) return hit.pos == 0 ? kHold : hit.pos;
     Capture(kClose);
     CancelRegion();
     state_ = State::kOutside;

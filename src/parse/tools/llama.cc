@@ -92,9 +92,7 @@ class LlamaParser final : public ToolParserCore {
   }
 
   size_t Process(std::string_view text, bool at_end) override {
-    size_t pos = 0;
-    while (pos < text.size()) {
-      const std::string_view rest = text.substr(pos);
+    return RunSteps(text, [&](std::string_view rest) {
       size_t n = 0;
       switch (state_) {
         case State::kStart:
@@ -127,14 +125,11 @@ class LlamaParser final : public ToolParserCore {
           n = FunctionCloseStep(rest, at_end);
           break;
       }
-      if (n == kHold) return pos;
-      pos += n;
-    }
-    return pos;
+      return n;
+    });
   }
 
   // Returned by a step that needs more bytes before it can consume anything.
-  static constexpr size_t kHold = static_cast<size_t>(-1);
 
   size_t StartStep(std::string_view rest) {
     size_t ws = 0;

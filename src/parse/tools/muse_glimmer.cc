@@ -43,7 +43,6 @@ class MuseGlimmerParser final : public ToolParserCore {
     kParamValue,
     kDiscard,
   };
-  static constexpr size_t kHold = static_cast<size_t>(-1);
 
   static const text::MarkerSet& FrameMarkers() {
     static const text::MarkerSet set{"<|start|>", "<|message|>", "<|eom|>", "<|eot|>",
@@ -77,9 +76,7 @@ class MuseGlimmerParser final : public ToolParserCore {
   }
 
   size_t Process(std::string_view text, bool at_end) override {
-    size_t pos = 0;
-    while (pos < text.size()) {
-      const std::string_view rest = text.substr(pos);
+    return RunSteps(text, [&](std::string_view rest) {
       size_t n = 0;
       switch (state_) {
         case State::kStart:
@@ -104,10 +101,8 @@ class MuseGlimmerParser final : public ToolParserCore {
           n = DiscardStep(rest, at_end);
           break;
       }
-      if (n == kHold) return pos;
-      pos += n;
-    }
-    return pos;
+      return n;
+    });
   }
 
   size_t StartStep(std::string_view rest, bool at_end) {

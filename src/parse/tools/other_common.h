@@ -159,10 +159,9 @@ class CallListParser : public ToolParserCore {
 
   // Starts a list; the region of the first item is open.
   void StartList(bool bracketed, bool json_items);
-  // Consumes list bytes from `rest` (not empty); returns kHoldBytes when it needs more bytes
+  // Consumes list bytes from `rest` (not empty); returns kHold when it needs more bytes
   // before consuming any.
   size_t ListStep(std::string_view rest, ListStatus& status);
-  static constexpr size_t kHoldBytes = static_cast<size_t>(-1);
 
  private:
   enum class Item : uint8_t { kStart, kName, kPython, kJson, kAfter };

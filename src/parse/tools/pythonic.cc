@@ -32,23 +32,18 @@ class PythonicParser final : public CallListParser {
   void OnReset() override { in_list_ = false; }
 
   size_t Process(std::string_view text, bool at_end) override {
-    size_t pos = 0;
-    while (pos < text.size()) {
-      const std::string_view rest = text.substr(pos);
-      const size_t n = in_list_ ? InList(rest) : Outside(rest, at_end);
-      if (n == kHoldBytes) return pos;
-      pos += n;
-    }
-    return pos;
+    return RunSteps(text, [&](std::string_view rest) {
+      return in_list_ ? InList(rest) : Outside(rest, at_end);
+    });
   }
 
   size_t Outside(std::string_view rest, bool at_end) {
     const text::ScanResult hit = Markers().Scan(rest, at_end);
     Content(rest.substr(0, hit.pos));
-    if (hit.status != text::ScanStatus::kFound) return hit.pos == 0 ? kHoldBytes : hit.pos;
+    if (hit.status != text::ScanStatus::kFound) return hit.pos == 0 ? kHold : hit.pos;
     if (hit.length > 1) return hit.pos + hit.length;  // <|python_start|> / <|python_end|>
     const int list = CallListAt(rest.substr(hit.pos), at_end);
-    if (list == 0) return hit.pos == 0 ? kHoldBytes : hit.pos;
+    if (list == 0) return hit.pos == 0 ? kHold : hit.pos;
     if (list < 0) {
       Content("[");
       return hit.pos + 1;

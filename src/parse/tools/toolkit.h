@@ -34,6 +34,9 @@ class CallSink {
   virtual ~CallSink() = default;
 };
 
+// Returned by a state-machine step that must see more text before it can use any.
+inline constexpr size_t kHold = static_cast<size_t>(-1);
+
 class ToolParserCore : public ToolParser, public CallSink {
  public:
   explicit ToolParserCore(const ToolParserOptions& options);
@@ -73,20 +76,28 @@ class ToolParserCore : public ToolParser, public CallSink {
   bool call_begun() const { return call_begun_; }
   bool call_ended() const { return call_ended_; }
 
-  // Runs a family's state machine over `text`: `step(rest)` handles the bytes at the front in
-  // the current `state` and returns how many it used. Stops when `text` is used up, or when a
-  // step uses nothing and leaves `state` as it was (it waits for more text). Returns the bytes
-  // used.
-  template <class State, class Step>
-  static size_t RunSteps(std::string_view text, const State& state, Step&& step) {
+  // Runs a family's state machine over `text`: `step(rest)` handles the bytes at the front and
+  // returns how many it used (0 is fine when it moved to another state), or kHold when it must
+  // see more text first. Returns the bytes used.
+  template <class Step>
+  static size_t RunSteps(std::string_view text, Step&& step) {
     size_t pos = 0;
     while (pos < text.size()) {
-      const State before = state;
       const size_t n = step(text.substr(pos));
+      if (n == kHold) break;
       pos += n;
-      if (n == 0 && state == before) break;
     }
     return pos;
+  }
+  // The same for machines whose whole state is `state`: a step that uses nothing and leaves
+  // `state` as it was waits for more text.
+  template <class State, class Step>
+  static size_t RunSteps(std::string_view text, const State& state, Step&& step) {
+    return RunSteps(text, [&](std::string_view rest) {
+      const State before = state;
+      const size_t n = step(rest);
+      return n == 0 && state == before ? kHold : n;
+    });
   }
 
   const ToolParserOptions& options() const { return options_; }
