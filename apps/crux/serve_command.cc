@@ -10,6 +10,7 @@
 #include "crux/engine/mock_engine.h"
 #include "crux/parse/reasoning/registry.h"
 #include "crux/parse/tools/registry.h"
+#include "crux/protocol/response_store.h"
 #include "crux/server/server.h"
 
 namespace crux::app {
@@ -25,6 +26,8 @@ struct ServeFlags {
   std::string tool_parser;
   bool enable_auto_tool_choice = false;
   int default_thinking_budget = 0;
+  size_t response_store_bytes = 64u << 20;
+  double response_store_ttl_s = 86400;
 };
 
 int Fail(const std::string& message) {
@@ -49,6 +52,14 @@ int RunServe(ServeFlags& flags) {
   flags.server.pipeline.tool_parser = flags.tool_parser;
   if (flags.default_thinking_budget > 0) {
     flags.server.pipeline.default_thinking_budget = flags.default_thinking_budget;
+  }
+
+  if (flags.response_store_ttl_s <= 0) return Fail("--response-store-ttl must be positive");
+  if (flags.response_store_bytes > 0) {
+    protocol::ResponseStoreOptions store;
+    store.max_bytes = flags.response_store_bytes;
+    store.ttl = std::chrono::seconds(static_cast<int64_t>(flags.response_store_ttl_s));
+    flags.server.pipeline.response_store = std::make_shared<protocol::ResponseStore>(store);
   }
 
   std::unique_ptr<engine::Engine> engine;
@@ -122,6 +133,14 @@ void AddServeCommand(CLI::App& app, std::function<int()>& run) {
                   "Seconds of stream idleness before an SSE keep-alive")
       ->capture_default_str();
   cmd->add_option("--threads", s.io_threads, "HTTP I/O threads")->capture_default_str();
+  cmd->add_option("--response-store-bytes", flags->response_store_bytes,
+                  "Responses API: memory for stored responses (previous_response_id, "
+                  "item_reference, GET/DELETE /v1/responses/{id}); oldest evicted first; 0: "
+                  "store nothing (responses then say \"store\": false)")
+      ->capture_default_str();
+  cmd->add_option("--response-store-ttl", flags->response_store_ttl_s,
+                  "Responses API: seconds a stored response is kept")
+      ->capture_default_str();
   cmd->callback([flags, &run] { run = [flags] { return RunServe(*flags); }; });
 }
 

@@ -15,7 +15,7 @@ Error Error::WithContext(std::string_view context) const {
   std::string message(context);
   message += ": ";
   message += message_;
-  return Error(code_, std::move(message));
+  return Error(code_, std::move(message)).WithTag(tag_);
 }
 
 }  // namespace crux

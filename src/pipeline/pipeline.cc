@@ -73,6 +73,7 @@ Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
   }
   std::unique_ptr<RequestPipeline> p(new RequestPipeline());
   p->engine_ = &engine;
+  p->store_ = config.response_store;
   p->request_ = request;
   p->generate_.prompt = RenderPrompt(request);
   p->meta_ = meta;
@@ -155,23 +156,32 @@ void RequestPipeline::Complete(const engine::GenerationUpdate& update, std::stri
         std::min(completion_tokens_, engine_->CountTokens(generate_.model, *result_.reasoning));
   }
   finished_ = true;
-  if (!encoder_) return;
+  const bool failed = update.reason == engine::StopReason::kError ||
+                      update.reason == engine::StopReason::kCancelled;
+  if (!encoder_) {
+    body_ = protocol::EncodeBody(request_, meta_, result_, completion_);
+    if (!failed) Store(body_);
+    return;
+  }
   if (update.reason == engine::StopReason::kError) {
     encoder_->Fail(
         Error(ErrorCode::kInternal, update.error.empty() ? "engine error" : update.error), out);
     return;
   }
   encoder_->End(completion_, out);
+  if (!failed) Store(encoder_->FinalObject());
+}
+
+void RequestPipeline::Store(const std::string& response_json) {
+  if (store_ == nullptr || !request_.store || request_.api != protocol::Api::kResponses) return;
+  store_->Put({meta_.id, response_json, request_.input_items_json,
+               request_.previous_response_id.value_or("")});
 }
 
 void RequestPipeline::Fail(const Error& error, std::string& out) {
   if (finished_) return;
   finished_ = true;
   if (encoder_) encoder_->Fail(error, out);
-}
-
-std::string RequestPipeline::Body() const {
-  return protocol::EncodeBody(request_, meta_, result_, completion_);
 }
 
 }  // namespace crux::pipeline

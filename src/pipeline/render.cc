@@ -19,7 +19,8 @@ std::string RenderPrompt(const protocol::ChatRequest& request) {
       s += "\n";
     }
   };
-  for (const protocol::Message& m : request.messages) {
+  for (size_t i = 0; i < request.messages.size(); ++i) {
+    const protocol::Message& m = request.messages[i];
     out += "<|im_start|>";
     out += protocol::RoleName(m.role);
     out += "\n";
@@ -29,7 +30,9 @@ std::string RenderPrompt(const protocol::ChatRequest& request) {
       out += "\n<tool_call>\n{\"name\": " + Json(c.name).dump() +
              ", \"arguments\": " + c.arguments + "}\n</tool_call>";
     }
-    if (m.role == protocol::Role::kSystem && !system_done) {
+    // The tools go into the leading system turn; a system message later in the conversation
+    // (Anthropic's mid-conversation system messages) stays where it was given.
+    if (m.role == protocol::Role::kSystem && i == 0) {
       tools_block(out);
       system_done = true;
     }

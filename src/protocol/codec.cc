@@ -86,14 +86,14 @@ Error CompletionError(const parse::Completion& completion) {
 
 }  // namespace internal
 
-Expected<ChatRequest> DecodeRequest(Api api, std::string_view body) {
+Expected<ChatRequest> DecodeRequest(Api api, std::string_view body, ResponseStore* store) {
   switch (api) {
     case Api::kChatCompletions:
       return DecodeChatCompletions(body);
     case Api::kAnthropicMessages:
       return DecodeAnthropicMessages(body);
     case Api::kResponses:
-      return DecodeResponses(body);
+      return DecodeResponses(body, store);
   }
   return Error(ErrorCode::kInternal, "unknown api");
 }

@@ -13,14 +13,12 @@ bool IsPathChar(char c) {
 
 }  // namespace
 
+// OpenAI reports a wrong key and an unknown model or response as invalid_request_error too
+// (told apart by `code`: invalid_api_key, model_not_found, previous_response_not_found).
 std::string_view OpenAiErrorType(int status) {
   switch (status) {
-    case 401:
-      return "authentication_error";
     case 403:
       return "permission_error";
-    case 404:
-      return "not_found_error";
     case 429:
       return "rate_limit_error";
     default:
@@ -70,12 +68,15 @@ std::string ErrorMessage(int status, std::string_view message) {
   return "request failed with status " + std::to_string(status);
 }
 
-Json OpenAiErrorObject(int status, std::string_view message, std::string_view param) {
+Json OpenAiErrorObject(int status, std::string_view message, std::string_view param,
+                       std::string_view tag) {
   Json error = Json::object();
   error["message"] = ErrorMessage(status, message);
   error["type"] = OpenAiErrorType(status);
   error["param"] = param.empty() ? Json(nullptr) : Json(param);
-  if (status == 401) {
+  if (!tag.empty()) {
+    error["code"] = tag;
+  } else if (status == 401) {
     error["code"] = "invalid_api_key";
   } else if (status == 429) {
     error["code"] = "rate_limit_exceeded";
@@ -112,14 +113,23 @@ int HttpStatusFor(ErrorCode code) {
 
 namespace {
 
-HttpError Encode(Api api, int status, std::string_view message, std::string_view param) {
+// The request member a tagged error is about.
+std::string_view ParamOfTag(std::string_view tag) {
+  if (tag == "previous_response_not_found") return "previous_response_id";
+  if (tag == "item_not_found") return "input";
+  if (tag == "model_not_found") return "model";
+  return "";
+}
+
+HttpError Encode(Api api, int status, std::string_view message, std::string_view param,
+                 std::string_view tag = "") {
   internal::Json body = internal::Json::object();
   if (api == Api::kAnthropicMessages) {
     body["type"] = "error";
     body["error"] = {{"type", internal::AnthropicErrorType(status)},
                      {"message", internal::ErrorMessage(status, message)}};
   } else {
-    body["error"] = internal::OpenAiErrorObject(status, message, param);
+    body["error"] = internal::OpenAiErrorObject(status, message, param, tag);
   }
   return HttpError{status, internal::Dump(body)};
 }
@@ -130,8 +140,9 @@ HttpError EncodeError(Api api, const Error& error) {
   const int status = HttpStatusFor(error.code());
   const bool names_field =
       error.code() == ErrorCode::kInvalidArgument || error.code() == ErrorCode::kUnsupported;
-  return Encode(api, status, error.message(),
-                names_field ? internal::ParamOf(error.message()) : std::string());
+  std::string param = names_field ? internal::ParamOf(error.message()) : std::string();
+  if (param.empty()) param = ParamOfTag(error.tag());
+  return Encode(api, status, error.message(), param, error.tag());
 }
 
 HttpError EncodeError(Api api, int status, std::string_view message) {

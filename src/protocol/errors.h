@@ -10,8 +10,8 @@
 
 namespace crux::protocol::internal {
 
-// OpenAI error `type` for an HTTP status: invalid_request_error, authentication_error,
-// permission_error, not_found_error, rate_limit_error, server_error.
+// OpenAI error `type` for an HTTP status: invalid_request_error (all 4xx but 403 and 429, as
+// OpenAI's API answers them), permission_error, rate_limit_error, server_error.
 std::string_view OpenAiErrorType(int status);
 
 // Anthropic error `type` for an HTTP status: invalid_request_error, authentication_error,
@@ -28,7 +28,9 @@ std::string_view ResponsesErrorCode(int status);
 std::string ParamOf(std::string_view message);
 
 // {"message","type","param","code"}: the object under OpenAI's "error" key.
-Json OpenAiErrorObject(int status, std::string_view message, std::string_view param);
+// `tag` (an Error's tag) becomes `code` when given.
+Json OpenAiErrorObject(int status, std::string_view message, std::string_view param,
+                       std::string_view tag = "");
 
 // A non-empty message: `message`, or a generic one for the status.
 std::string ErrorMessage(int status, std::string_view message);

@@ -136,47 +136,205 @@ class Session {
         .body;
   }
 
+  // The resource a target names, with the methods it answers.
+  enum class Resource { kNone, kRoot, kHealth, kMetrics, kModels, kModel, kApi, kStoredResponse };
+
+  struct Route {
+    Resource resource = Resource::kNone;
+    protocol::Api api = protocol::Api::kChatCompletions;  // kApi, kStoredResponse
+    std::string id;                                       // kModel, kStoredResponse
+  };
+
+  static Route RouteFor(std::string_view target) {
+    auto under = [&](std::string_view prefix, std::string& id) {
+      for (std::string_view p : {std::string_view("/v1"), std::string_view("")}) {
+        const std::string full = std::string(p) + std::string(prefix);
+        if (target.size() > full.size() && target.starts_with(full) &&
+            target.substr(full.size()).find('/') == std::string_view::npos) {
+          id = std::string(target.substr(full.size()));
+          return true;
+        }
+      }
+      return false;
+    };
+    Route route;
+    if (target == "/") {
+      route.resource = Resource::kRoot;
+    } else if (target == "/health" || target == "/v1/health") {
+      route.resource = Resource::kHealth;
+    } else if (target == "/metrics") {
+      route.resource = Resource::kMetrics;
+    } else if (target == "/v1/models" || target == "/models") {
+      route.resource = Resource::kModels;
+    } else if (target == "/v1/chat/completions" || target == "/chat/completions") {
+      route = {Resource::kApi, protocol::Api::kChatCompletions, ""};
+    } else if (target == "/v1/messages" || target == "/messages") {
+      route = {Resource::kApi, protocol::Api::kAnthropicMessages, ""};
+    } else if (target == "/v1/responses" || target == "/responses") {
+      route = {Resource::kApi, protocol::Api::kResponses, ""};
+    } else if (under("/responses/", route.id)) {
+      route.resource = Resource::kStoredResponse;
+      route.api = protocol::Api::kResponses;
+    } else if (under("/models/", route.id)) {
+      route.resource = Resource::kModel;
+    }
+    return route;
+  }
+
+  // The methods a resource answers, for `Allow` (HEAD wherever GET is; OPTIONS everywhere).
+  static std::string_view AllowFor(Resource resource) {
+    switch (resource) {
+      case Resource::kApi:
+        return "POST, OPTIONS";
+      case Resource::kStoredResponse:
+        return "GET, HEAD, DELETE, OPTIONS";
+      default:
+        return "GET, HEAD, OPTIONS";
+    }
+  }
+
+  static bool Allows(Resource resource, http::verb method) {
+    switch (resource) {
+      case Resource::kApi:
+        return method == http::verb::post;
+      case Resource::kStoredResponse:
+        return method == http::verb::get || method == http::verb::head ||
+               method == http::verb::delete_;
+      default:
+        return method == http::verb::get || method == http::verb::head;
+    }
+  }
+
   net::awaitable<bool> Handle(const Request& req) {
     std::string_view target(req.target().data(), req.target().size());
     target = target.substr(0, target.find('?'));
     version_ = req.version();
+    method_ = req.method();
+    allow_ = {};
     endpoint_ = Metrics::kOther;
-    if (target == "/health" || target == "/v1/health") {
-      co_return co_await WriteJson(http::status::ok, R"({"status":"ok"})", true);
-    }
-    if (target == "/metrics") {
-      co_return co_await WriteText(http::status::ok, state_.metrics.Render(),
-                                   "text/plain; version=0.0.4; charset=utf-8");
-    }
-    if (target == "/v1/models" || target == "/models") {
-      if (!Authorized(req))
-        co_return co_await WriteError(protocol::Api::kChatCompletions, 401, AuthMessage(req));
-      co_return co_await WriteJson(http::status::ok, ModelsBody(), true);
-    }
-    protocol::Api api;
-    if (target == "/v1/chat/completions" || target == "/chat/completions") {
-      api = protocol::Api::kChatCompletions;
-      endpoint_ = Metrics::kChat;
-    } else if (target == "/v1/messages" || target == "/messages") {
-      api = protocol::Api::kAnthropicMessages;
-      endpoint_ = Metrics::kMessages;
-    } else if (target == "/v1/responses" || target == "/responses") {
-      api = protocol::Api::kResponses;
-      endpoint_ = Metrics::kResponses;
-    } else {
-      co_return co_await WriteError(protocol::Api::kChatCompletions, 404,
+    const Route route = RouteFor(target);
+    if (route.resource == Resource::kNone) {
+      co_return co_await WriteError(ApiForTarget(target), 404,
                                     "no route for " + std::string(target));
     }
-    if (req.method() != http::verb::post) {
-      co_return co_await WriteError(api, 405, std::string(target) + " accepts POST only");
+    if (route.resource == Resource::kApi) endpoint_ = EndpointFor(route.api);
+    allow_ = AllowFor(route.resource);
+    if (method_ == http::verb::options) {
+      co_return co_await WriteBody(204, "", "text/plain");
     }
-    co_return co_await HandleApi(req, api);
+    if (!Allows(route.resource, method_)) {
+      co_return co_await WriteError(route.api, 405,
+                                    std::string(target) + " does not accept " +
+                                        std::string(req.method_string()) +
+                                        " (allowed: " + std::string(allow_) + ")");
+    }
+    switch (route.resource) {
+      case Resource::kRoot:
+        co_return co_await WriteText(
+            http::status::ok,
+            "crux serve: OpenAI Chat Completions at /v1/chat/completions, Anthropic Messages at "
+            "/v1/messages, OpenAI Responses at /v1/responses\n",
+            "text/plain; charset=utf-8");
+      case Resource::kHealth:
+        co_return co_await WriteJson(http::status::ok, R"({"status":"ok"})", true);
+      case Resource::kMetrics:
+        co_return co_await WriteText(http::status::ok, state_.metrics.Render(),
+                                     "text/plain; version=0.0.4; charset=utf-8");
+      case Resource::kModels:
+      case Resource::kModel:
+        if (!Authorized(req)) co_return co_await WriteAuthError(ApiForTarget(target), req);
+        co_return co_await WriteModels(route, ApiForHeaders(req));
+      case Resource::kStoredResponse:
+        if (!Authorized(req)) co_return co_await WriteAuthError(route.api, req);
+        co_return co_await WriteStoredResponse(route.id);
+      case Resource::kApi:
+        co_return co_await HandleApi(req, route.api);
+      case Resource::kNone:
+        break;
+    }
+    co_return false;
   }
 
-  std::string AuthMessage(const Request& req) const {
+  static Metrics::Endpoint EndpointFor(protocol::Api api) {
+    switch (api) {
+      case protocol::Api::kChatCompletions:
+        return Metrics::kChat;
+      case protocol::Api::kAnthropicMessages:
+        return Metrics::kMessages;
+      case protocol::Api::kResponses:
+        return Metrics::kResponses;
+    }
+    return Metrics::kOther;
+  }
+
+  // Model listings are shared by the OpenAI and Anthropic SDKs; a client that sends
+  // `anthropic-version` gets Anthropic's error shape.
+  static protocol::Api ApiForHeaders(const Request& req) {
+    return req.find("anthropic-version") != req.end() ? protocol::Api::kAnthropicMessages
+                                                      : protocol::Api::kChatCompletions;
+  }
+
+  net::awaitable<bool> WriteModels(const Route& route, protocol::Api api) {
+    if (route.resource == Resource::kModels) {
+      co_return co_await WriteJson(http::status::ok, ModelsBody(), true);
+    }
+    for (const engine::ModelInfo& m : state_.models) {
+      if (m.id == route.id)
+        co_return co_await WriteJson(http::status::ok, ModelJson(m).dump(), true);
+    }
+    co_return co_await WriteError(api, UnknownModel(api, route.id));
+  }
+
+  static std::string DeletedBody(const std::string& id) {
+    return Json{{"id", id}, {"object", "response"}, {"deleted", true}}.dump();
+  }
+
+  // GET, HEAD or DELETE of a stored response.
+  net::awaitable<bool> WriteStoredResponse(const std::string& id) {
+    protocol::ResponseStore* store = state_.config.pipeline.response_store.get();
+    std::optional<std::string> stored;
+    if (store != nullptr) stored = store->Get(id);
+    if (!stored) {
+      const Error missing = Error(ErrorCode::kNotFound, "Response with id '" + id + "' not found.")
+                                .WithTag("response_not_found");
+      co_return co_await WriteError(protocol::Api::kResponses, missing);
+    }
+    if (method_ == http::verb::delete_) {
+      store->Delete(id);
+      std::string deleted = DeletedBody(id);
+      co_return co_await WriteJson(http::status::ok, std::move(deleted), true);
+    }
+    co_return co_await WriteJson(http::status::ok, std::move(*stored), true);
+  }
+
+  // Each vendor's words for an unknown model: clients match on OpenAI's `model_not_found`
+  // code, Anthropic's not_found_error names the model field.
+  Error UnknownModel(protocol::Api api, const std::string& model) const {
+    std::string available;
+    for (const auto& m : state_.models)
+      available += (available.empty() ? "" : ", ") + m.id;
+    if (api == protocol::Api::kAnthropicMessages) {
+      return Error(ErrorCode::kNotFound, "model: " + model + " (available: " + available + ")");
+    }
+    return Error(ErrorCode::kNotFound, "The model `" + model +
+                                           "` does not exist or you do not have access to it. "
+                                           "Available: " +
+                                           available)
+        .WithTag("model_not_found");
+  }
+
+  net::awaitable<bool> WriteAuthError(protocol::Api api, const Request& req) {
     const bool given =
         req.find(http::field::authorization) != req.end() || req.find("x-api-key") != req.end();
-    return given ? "invalid API key" : "API key required (Authorization: Bearer or x-api-key)";
+    std::string message;
+    if (api == protocol::Api::kAnthropicMessages) {
+      message = given ? "invalid x-api-key" : "x-api-key header is required";
+    } else {
+      message = given ? "Incorrect API key provided."
+                      : "You didn't provide an API key. Provide it in an Authorization header "
+                        "using Bearer auth (Authorization: Bearer YOUR_KEY).";
+    }
+    co_return co_await WriteError(api, 401, message);
   }
 
   static bool ConstantTimeEquals(std::string_view a, std::string_view b) {
@@ -206,15 +364,16 @@ class Session {
 
   std::string ModelsBody() const {
     Json data = Json::array();
-    for (const engine::ModelInfo& m : state_.models) {
-      data.push_back({{"id", m.id},
-                      {"object", "model"},
-                      {"created", m.created},
-                      {"owned_by", m.owned_by},
-                      {"type", "model"},
-                      {"display_name", m.id}});
-    }
+    for (const engine::ModelInfo& m : state_.models)
+      data.push_back(ModelJson(m));
     return Json{{"object", "list"}, {"data", data}, {"has_more", false}}.dump();
+  }
+
+  // A model in both the OpenAI and the Anthropic shape (their SDKs each read their fields).
+  static Json ModelJson(const engine::ModelInfo& m) {
+    return {{"id", m.id},           {"object", "model"},
+            {"created", m.created}, {"owned_by", m.owned_by},
+            {"type", "model"},      {"display_name", m.id}};
   }
 
   // The engine's id for the model a request names; nullopt when not served.
@@ -241,19 +400,14 @@ class Session {
   }
 
   net::awaitable<bool> HandleApi(const Request& req, protocol::Api api) {
-    if (!Authorized(req)) co_return co_await WriteError(api, 401, AuthMessage(req));
-    auto decoded = protocol::DecodeRequest(api, req.body());
+    if (!Authorized(req)) co_return co_await WriteAuthError(api, req);
+    auto decoded =
+        protocol::DecodeRequest(api, req.body(), state_.config.pipeline.response_store.get());
     if (!decoded.ok()) co_return co_await WriteError(api, decoded.error());
     protocol::ChatRequest request = std::move(*decoded);
     const std::string requested_model = request.model;
     auto engine_model = ResolveModel(request.model);
-    if (!engine_model) {
-      std::string available;
-      for (const auto& m : state_.models)
-        available += (available.empty() ? "" : ", ") + m.id;
-      co_return co_await WriteError(
-          api, 404, "the model '" + request.model + "' does not exist; available: " + available);
-    }
+    if (!engine_model) co_return co_await WriteError(api, UnknownModel(api, request.model));
     protocol::ResponseMeta meta{protocol::NewResponseId(api),
                                 std::chrono::duration_cast<std::chrono::seconds>(
                                     std::chrono::system_clock::now().time_since_epoch())
@@ -478,21 +632,40 @@ class Session {
     co_return co_await WriteBody(static_cast<int>(status), std::move(body), type);
   }
 
+  // Writes a whole response. As RFC 9110 requires, a HEAD response has the headers a GET
+  // would have (Content-Length included) and no body, a 204 has neither body nor
+  // Content-Length, and a 405 (or OPTIONS) says what is allowed.
   net::awaitable<bool> WriteBody(int status, std::string body, const char* type, bool keep = true) {
+    const bool no_content = status == 204 || status == 304;
     http::response<http::string_body> res{static_cast<http::status>(status), version_};
-    res.set(http::field::content_type, type);
+    if (!no_content) res.set(http::field::content_type, type);
     if (status >= 400) res.set("x-should-retry", status == 429 || status == 503 ? "true" : "false");
     if (status == 429) res.set(http::field::retry_after, "1");
+    if ((status == 405 || method_ == http::verb::options) && !allow_.empty()) {
+      res.set(http::field::allow, allow_);
+    }
     res.keep_alive(keep);
-    res.body() = std::move(body);
-    res.prepare_payload();
+    if (!no_content) {
+      res.body() = std::move(body);
+      res.prepare_payload();
+    }
     // Counted before the write: a client that has its response sees it in /metrics.
     if (endpoint_ != Metrics::kOther || status >= 400) {
       state_.metrics.RequestDone(endpoint_, status, SecondsSince(start_));
     }
-    stream_.expires_after(std::chrono::seconds(60));
-    auto [ec, n] = co_await http::async_write(stream_, res, kAwait);
     if (status >= 400) spdlog::info("{} {}", status, res.body().substr(0, 300));
+    stream_.expires_after(std::chrono::seconds(60));
+    beast::error_code ec;
+    if (method_ == http::verb::head || no_content) {
+      http::response<http::empty_body> head{res.result(), res.version()};
+      for (const auto& field : res.base())
+        head.set(field.name_string(), field.value());
+      head.keep_alive(keep);
+      http::response_serializer<http::empty_body> serializer{head};
+      std::tie(ec, std::ignore) = co_await http::async_write_header(stream_, serializer, kAwait);
+    } else {
+      std::tie(ec, std::ignore) = co_await http::async_write(stream_, res, kAwait);
+    }
     co_return !ec && keep;
   }
 
@@ -502,6 +675,8 @@ class Session {
   Clock::time_point start_ = Clock::now();
   bool generation_open_ = false;  // a submitted generation not yet counted as ended
   unsigned version_ = 11;
+  http::verb method_ = http::verb::get;  // of the request being answered
+  std::string_view allow_;               // its resource's methods, for Allow
   Metrics::Endpoint endpoint_ = Metrics::kOther;
 };
 

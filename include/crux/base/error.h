@@ -36,10 +36,20 @@ class Error {
 
   // Returns a copy whose message is prefixed with `context: `.
   Error WithContext(std::string_view context) const;
+  // A stable machine-readable name of this particular failure ("model_not_found",
+  // "previous_response_not_found"), which the wire layer reports as the error's code where the
+  // protocol has one; "" when the code alone says enough.
+  const std::string& tag() const { return tag_; }
+  Error WithTag(std::string tag) const {
+    Error copy = *this;
+    copy.tag_ = std::move(tag);
+    return copy;
+  }
 
  private:
   ErrorCode code_;
   std::string message_;
+  std::string tag_;
 };
 
 // Either a value or an Error. A minimal stand-in for C++23 std::expected.

@@ -17,6 +17,7 @@
 #include "crux/parse/result.h"
 #include "crux/protocol/codec.h"
 #include "crux/protocol/request.h"
+#include "crux/protocol/response_store.h"
 
 namespace crux::pipeline {
 
@@ -25,6 +26,9 @@ struct PipelineConfig {
   std::string tool_parser;       // server default for requests with tools; empty: "auto"
   std::optional<int> default_thinking_budget;  // --default-thinking-token-budget
   uint64_t id_seed = 0;                        // 0: random tool-call ids (tests fix it)
+  // Keeps finished Responses requests with `store` not false (nullptr: none). Shared by all
+  // requests; thread-safe.
+  std::shared_ptr<protocol::ResponseStore> response_store;
 };
 
 // Per-request overrides of the server's parsers (request fields `reasoning_parser` and
@@ -63,7 +67,7 @@ class RequestPipeline {
 
   bool finished() const { return finished_; }
   // Non-streaming: the response body, once finished.
-  std::string Body() const;
+  const std::string& Body() const { return body_; }
   const parse::Completion& completion() const { return completion_; }
   const parse::ParseResult& result() const { return result_; }
   // Time-to-first-output bookkeeping for metrics: true once any frame with model output was
@@ -74,8 +78,10 @@ class RequestPipeline {
   RequestPipeline() = default;
   void Route(const std::vector<parse::Event>& events, std::string& out);
   void Complete(const engine::GenerationUpdate& update, std::string& out);
+  void Store(const std::string& response_json);
 
   const engine::Engine* engine_ = nullptr;  // counts reasoning tokens
+  std::shared_ptr<protocol::ResponseStore> store_;
   protocol::ChatRequest request_;
   protocol::ResponseMeta meta_;
   engine::GenerateRequest generate_;
@@ -85,6 +91,7 @@ class RequestPipeline {
   parse::ResultBuilder builder_;
   parse::ParseResult result_;
   parse::Completion completion_;
+  std::string body_;
   int completion_tokens_ = 0;
   int prompt_tokens_ = 0;
   bool finished_ = false;

@@ -21,13 +21,17 @@
 
 namespace crux::protocol {
 
+class ResponseStore;
+
 // Decodes and validates a request body. Errors (kParse for invalid JSON, kInvalidArgument for
 // a bad field) name the offending field (e.g. "messages[2].content must be a string or an
 // array of content parts").
+// A Responses request resolves `previous_response_id` and `item_reference` items from
+// `store` (nullptr: no store, so both are 404s, and `store` is answered false).
 Expected<ChatRequest> DecodeChatCompletions(std::string_view body);
 Expected<ChatRequest> DecodeAnthropicMessages(std::string_view body);
-Expected<ChatRequest> DecodeResponses(std::string_view body);
-Expected<ChatRequest> DecodeRequest(Api api, std::string_view body);
+Expected<ChatRequest> DecodeResponses(std::string_view body, ResponseStore* store = nullptr);
+Expected<ChatRequest> DecodeRequest(Api api, std::string_view body, ResponseStore* store = nullptr);
 
 // Identity of one response, chosen by the server.
 struct ResponseMeta {
@@ -60,6 +64,9 @@ class StreamEncoder {
   virtual void Fail(const Error& error, std::string& out) = 0;
   // A keep-alive frame for an idle stream (an SSE comment, or Anthropic's ping event).
   virtual std::string_view KeepAlive() const = 0;
+  // After End(): the complete response object the stream ended with, as JSON (Responses: the
+  // Response of response.completed, which the store keeps); "" for the other protocols.
+  virtual std::string FinalObject() const { return {}; }
 };
 
 std::unique_ptr<StreamEncoder> MakeStreamEncoder(const ChatRequest& request,

@@ -75,18 +75,24 @@ struct ChatRequest {
   std::optional<bool> enable_thinking;
   std::optional<int> thinking_budget_tokens;
   std::string reasoning_effort;
+  // Responses `reasoning.summary` ("auto", "concise", "detailed"; "" = not asked): when asked,
+  // the reasoning is reported as the reasoning item's summary (summary_text parts and the
+  // reasoning_summary_* events), which is where OpenAI's clients read it.
+  std::string reasoning_summary;
   std::string chat_template_kwargs_json = "{}";  // JSON object passed to the chat template
 
   // Echoed by the Responses API.
   std::string instructions;
   std::string metadata_json = "{}";
   std::optional<std::string> previous_response_id;
-  bool store = true;
+  bool store = true;  // Responses: the response is stored (false when the server has no store)
   std::string user;
   std::string truncation = "disabled";
   std::string text_format_json;   // the request's `text` object, echoed (Responses)
   std::string tool_choice_json;   // the request's tool_choice as given, echoed (Responses)
   std::string tools_json = "[]";  // the request's tools as given, echoed (Responses)
+  // Responses: the input items as a JSON array, item references resolved (kept by the store).
+  std::string input_items_json = "[]";
 };
 
 }  // namespace crux::protocol

@@ -119,12 +119,59 @@ Status ReadBlock(const Json& block, const std::string& path, Turn& turn, Message
   return Status();
 }
 
-Status ReadMessage(const Json& message, const std::string& path, MessageBuilder& builder) {
+// The role of messages[index], or "" when there is none (or it is not a string).
+std::string_view RoleAt(const Json& messages, size_t index) {
+  if (index >= messages.size()) return "";
+  const Json* role = Member(messages[index], "role");
+  return role != nullptr && role->is_string()
+             ? std::string_view(role->get_ref<const std::string&>())
+             : std::string_view();
+}
+
+// The beta that allows `role: "system"` inside `messages`. A rejection of such a message
+// names it together with "anthropic-beta", as Anthropic's API does: Claude Code then drops the
+// beta and retries with the instructions folded into the user turn.
+constexpr std::string_view kMidConversationSystemBeta = "mid-conversation-system-2026-04-07";
+
+// A system message inside `messages`, kept in its place in the conversation. Allowed where
+// the beta allows it: not first, right after a user message, and last or followed by an
+// assistant message. Its content is a string or text blocks.
+Status ReadInlineSystem(const Json& messages, size_t index, MessageBuilder& builder) {
+  const std::string path = "messages." + std::to_string(index);
+  if (index == 0) {
+    return Error(ErrorCode::kInvalidArgument,
+                 path + ": use the top-level 'system' parameter for the initial system prompt");
+  }
+  const std::string_view before = RoleAt(messages, index - 1);
+  const std::string_view after = RoleAt(messages, index + 1);
+  const bool last = index + 1 == messages.size();
+  if (before != "user" || (!last && after != "assistant")) {
+    return Error(ErrorCode::kInvalidArgument,
+                 path +
+                     ": a system message must follow a user message and be either the last "
+                     "message or followed by an assistant message (anthropic-beta " +
+                     std::string(kMidConversationSystemBeta) + ")");
+  }
+  const Json* content = Member(messages[index], "content");
+  if (content == nullptr)
+    return Error(ErrorCode::kInvalidArgument, path + ".content: Field required");
+  auto text = internal::ReadContentText(*content, path + ".content", {"text"});
+  if (!text.ok()) return text.error();
+  builder.Add(Role::kSystem).content = std::move(*text);
+  return Status();
+}
+
+Status ReadMessage(const Json& messages, size_t index, MessageBuilder& builder) {
+  const Json& message = messages[index];
+  const std::string path = IndexPath("messages", index);
   if (!message.is_object()) return MustBe(path, "an object");
   std::string role;
   CRUX_PROTO_TRY(ReadString(message, "role", path + ".role", role));
+  if (role == "system") return ReadInlineSystem(messages, index, builder);
   if (role != "user" && role != "assistant") {
-    return MustBe(path + ".role", "\"user\" or \"assistant\" (got '" + role + "')");
+    return Error(ErrorCode::kInvalidArgument,
+                 "messages." + std::to_string(index) +
+                     ".role: Input should be 'user', 'assistant' or 'system' (got '" + role + "')");
   }
   Turn turn;
   const Json* content = Member(message, "content");
@@ -234,7 +281,7 @@ Expected<ChatRequest> DecodeAnthropicMessages(std::string_view body_text) {
   request.api = Api::kAnthropicMessages;
   CRUX_PROTO_TRY(internal::ReadModel(*body, request));
   if (Member(*body, "max_tokens") == nullptr) {
-    return Error(ErrorCode::kInvalidArgument, "max_tokens is required");
+    return Error(ErrorCode::kInvalidArgument, "max_tokens: Field required");
   }
   CRUX_PROTO_TRY(internal::ReadMaxTokens(*body, "max_tokens", request));
   auto messages = internal::RequireArray(*body, "messages");
@@ -243,7 +290,7 @@ Expected<ChatRequest> DecodeAnthropicMessages(std::string_view body_text) {
   MessageBuilder builder;
   CRUX_PROTO_TRY(ReadSystem(*body, builder));
   for (size_t i = 0; i < (*messages)->size(); ++i) {
-    CRUX_PROTO_TRY(ReadMessage((**messages)[i], IndexPath("messages", i), builder));
+    CRUX_PROTO_TRY(ReadMessage(**messages, i, builder));
   }
   request.messages = builder.Take();
   CRUX_PROTO_TRY(internal::ReadTools(*body, kTools, request));

@@ -3,7 +3,9 @@
 // Stream: message_start, then one content block per run of reasoning (thinking), text
 // (text) or tool call (tool_use), each content_block_start → deltas → content_block_stop
 // with `index` = its position in `content`, then message_delta (stop_reason, usage) and
-// message_stop. Every event has an `event:` line equal to its data.type.
+// message_stop. Every event has an `event:` line equal to its data.type. A thinking block's
+// last delta is a signature_delta, as Anthropic's API sends it: clients that replay thinking
+// in multi-step loops (@ai-sdk/anthropic) keep only blocks that carry a signature.
 #include "crux/text/ids.h"
 #include "protocol/encoders.h"
 #include "protocol/errors.h"
@@ -36,6 +38,34 @@ Json UsageObject(int input_tokens, int output_tokens, int cached_tokens) {
           {"cache_read_input_tokens", cached_tokens},
           {"output_tokens", output_tokens}};
 }
+
+// The signature of a thinking block: "crux-" and a 64-bit FNV-1a digest of its text in hex.
+// It is opaque to clients, which only send it back with the block; crux accepts any
+// signature in history, so it authenticates nothing — it marks the block as complete.
+class ThinkingSignature {
+ public:
+  void Add(std::string_view text) {
+    for (unsigned char c : text) {
+      hash_ ^= c;
+      hash_ *= 0x100000001b3ull;
+    }
+  }
+  std::string Value() const {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out = "crux-";
+    for (int shift = 60; shift >= 0; shift -= 4)
+      out += kHex[(hash_ >> shift) & 0xf];
+    return out;
+  }
+  static std::string Of(std::string_view text) {
+    ThinkingSignature s;
+    s.Add(text);
+    return s.Value();
+  }
+
+ private:
+  uint64_t hash_ = 0xcbf29ce484222325ull;
+};
 
 // The tool input object of a call: its arguments when they are a JSON object, else {}.
 Json InputObject(const std::string& arguments) {
@@ -156,6 +186,13 @@ class AnthropicStreamEncoder final : public EncoderBase {
   void CloseBlock(std::string& out) {
     if (open_ == Block::kNone) return;
     const bool was_tool = open_ == Block::kTool;
+    if (open_ == Block::kThinking) {
+      delta_ = R"({"type":"content_block_delta","index":)" + std::to_string(open_index_) +
+               R"(,"delta":{"type":"signature_delta","signature":)";
+      AppendJsonString(delta_, signature_.Value());
+      delta_ += "}}";
+      AppendEvent(out, "content_block_delta", delta_);
+    }
     AppendEvent(out, "content_block_stop",
                 R"({"type":"content_block_stop","index":)" + std::to_string(open_index_) + "}");
     open_ = Block::kNone;
@@ -175,6 +212,7 @@ class AnthropicStreamEncoder final : public EncoderBase {
     const bool thinking = kind == parse::EventKind::kReasoning;
     const Block want = thinking ? Block::kThinking : Block::kText;
     if (open_ != want) {
+      if (thinking) signature_ = ThinkingSignature();
       OpenBlock(want,
                 thinking ? R"({"type":"thinking","thinking":"","signature":""})"
                          : R"({"type":"text","text":""})",
@@ -186,6 +224,7 @@ class AnthropicStreamEncoder final : public EncoderBase {
     AppendJsonString(delta_, text);
     delta_ += "}}";
     AppendEvent(out, "content_block_delta", delta_);
+    if (thinking) signature_.Add(text);
   }
 
   void BeginCall(const parse::Event& event, std::string& out) {
@@ -206,7 +245,8 @@ class AnthropicStreamEncoder final : public EncoderBase {
   int blocks_ = 0;
   CallSlots slots_;  // canonical call index → content block index
   HeldText held_;
-  std::string delta_;  // scratch, reused per event
+  ThinkingSignature signature_;  // of the open thinking block
+  std::string delta_;            // scratch, reused per event
 };
 
 }  // namespace
@@ -222,7 +262,9 @@ std::string EncodeAnthropicBody(const ChatRequest& request, const ResponseMeta& 
   text::IdGenerator ids(meta.id_seed);
   Json content = Json::array();
   if (result.reasoning) {
-    content.push_back({{"type", "thinking"}, {"thinking", *result.reasoning}, {"signature", ""}});
+    content.push_back({{"type", "thinking"},
+                       {"thinking", *result.reasoning},
+                       {"signature", ThinkingSignature::Of(*result.reasoning)}});
   }
   if (result.content) content.push_back({{"type", "text"}, {"text", *result.content}});
   for (const parse::ToolCall& call : result.tool_calls) {

@@ -2,6 +2,7 @@
 #include <limits>
 
 #include "crux/protocol/codec.h"
+#include "crux/protocol/response_store.h"
 #include "protocol/decode.h"
 
 namespace crux::protocol {
@@ -103,36 +104,110 @@ Status ReadReasoning(const Json& item, const std::string& path, MessageBuilder& 
   return Status();
 }
 
-Status ReadItem(const Json& item, const std::string& path, MessageBuilder& builder) {
-  if (!item.is_object()) return MustBe(path, "an object");
-  std::string type;
-  CRUX_PROTO_TRY(ReadString(item, "type", path + ".type", type));
-  if (type.empty() && Member(item, "role") != nullptr) type = "message";
-  if (type == "message") return ReadMessageItem(item, path, builder);
-  if (type == "function_call") return ReadFunctionCall(item, path, builder);
-  if (type == "function_call_output") return ReadFunctionOutput(item, path, builder);
-  if (type == "reasoning") return ReadReasoning(item, path, builder);
-  if (internal::IsMediaType(type)) {
-    return Error(ErrorCode::kUnsupported,
-                 path + " is " + type + " content, which is not supported (text only)");
-  }
-  return Status();  // item_reference, hosted-tool calls and other items are skipped
-}
+// Reads the input items into the conversation, resolving item references from the store,
+// and keeps the resolved items for the store.
+class InputReader {
+ public:
+  InputReader(MessageBuilder& builder, ResponseStore* store) : builder_(builder), store_(store) {}
 
-Status ReadInput(const Json& body, MessageBuilder& builder) {
-  const Json* input = Member(body, "input");
-  if (input == nullptr) {
-    if (Member(body, "previous_response_id") != nullptr) return Status();
-    return Error(ErrorCode::kInvalidArgument, "input is required");
+  Status Read(const Json& item, const std::string& path) {
+    if (!item.is_object()) return MustBe(path, "an object");
+    std::string type;
+    CRUX_PROTO_TRY(ReadString(item, "type", path + ".type", type));
+    if (type.empty() && Member(item, "role") == nullptr && Member(item, "id") != nullptr) {
+      type = "item_reference";  // `type` is optional on a reference
+    }
+    if (type == "item_reference") return ReadReference(item, path);
+    resolved_.push_back(item);
+    return ReadItem(item, type, path);
   }
-  if (input->is_string()) {
-    builder.Add(Role::kUser).content = input->get<std::string>();
+
+  // The items of an earlier conversation, as the store returned them.
+  Status ReadStored(const std::vector<std::string>& items, const std::string& path) {
+    for (const std::string& text : items) {
+      const Json item = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+      std::string type;
+      if (item.is_object()) CRUX_PROTO_TRY(ReadString(item, "type", path + ".type", type));
+      if (!item.is_object() || type == "item_reference") {
+        return Error(ErrorCode::kInternal, path + " holds an item that cannot be read again");
+      }
+      CRUX_PROTO_TRY(ReadItem(item, type, path));
+    }
     return Status();
   }
-  if (!input->is_array()) return MustBe("input", "a string or an array of input items");
-  for (size_t i = 0; i < input->size(); ++i) {
-    CRUX_PROTO_TRY(ReadItem((*input)[i], IndexPath("input", i), builder));
+
+  Json TakeResolved() { return std::move(resolved_); }
+
+ private:
+  Status ReadReference(const Json& item, const std::string& path) {
+    std::string id;
+    CRUX_PROTO_TRY(ReadString(item, "id", path + ".id", id));
+    if (id.empty()) return MustBe(path + ".id", "a non-empty string");
+    std::optional<std::string> stored;
+    if (store_ != nullptr) stored = store_->Item(id);
+    if (!stored) {
+      return Error(ErrorCode::kNotFound, "Item with id '" + id + "' not found.")
+          .WithTag("item_not_found");
+    }
+    const Json target = Json::parse(*stored, nullptr, /*allow_exceptions=*/false);
+    std::string type;
+    if (target.is_object()) CRUX_PROTO_TRY(ReadString(target, "type", path + ".type", type));
+    if (!target.is_object() || type == "item_reference") {
+      return Error(ErrorCode::kInternal, path + " refers to an item that cannot be read again");
+    }
+    resolved_.push_back(target);
+    return ReadItem(target, type, path);
   }
+
+  Status ReadItem(const Json& item, std::string type, const std::string& path) {
+    if (type.empty() && Member(item, "role") != nullptr) type = "message";
+    if (type == "message") return ReadMessageItem(item, path, builder_);
+    if (type == "function_call") return ReadFunctionCall(item, path, builder_);
+    if (type == "function_call_output") return ReadFunctionOutput(item, path, builder_);
+    if (type == "reasoning") return ReadReasoning(item, path, builder_);
+    if (internal::IsMediaType(type)) {
+      return Error(ErrorCode::kUnsupported,
+                   path + " is " + type + " content, which is not supported (text only)");
+    }
+    return Status();  // hosted-tool calls and other items are skipped
+  }
+
+  MessageBuilder& builder_;
+  ResponseStore* store_;
+  Json resolved_ = Json::array();
+};
+
+Status ReadInput(const Json& body, ResponseStore* store, MessageBuilder& builder,
+                 ChatRequest& request) {
+  InputReader reader(builder, store);
+  std::optional<std::string> previous;
+  CRUX_PROTO_TRY(
+      internal::ReadOptString(body, "previous_response_id", "previous_response_id", previous));
+  if (previous) {
+    std::optional<std::vector<std::string>> items;
+    if (store != nullptr) items = store->Conversation(*previous);
+    if (!items) {
+      return Error(ErrorCode::kNotFound, "Previous response with id '" + *previous + "' not found.")
+          .WithTag("previous_response_not_found");
+    }
+    CRUX_PROTO_TRY(reader.ReadStored(*items, "previous_response_id"));
+  }
+  const Json* input = Member(body, "input");
+  if (input == nullptr) {
+    if (!previous) return Error(ErrorCode::kInvalidArgument, "input is required");
+  } else if (input->is_string()) {
+    Json item = {{"type", "message"},
+                 {"role", "user"},
+                 {"content", {{{"type", "input_text"}, {"text", input->get<std::string>()}}}}};
+    CRUX_PROTO_TRY(reader.Read(item, "input"));
+  } else if (!input->is_array()) {
+    return MustBe("input", "a string or an array of input items");
+  } else {
+    for (size_t i = 0; i < input->size(); ++i) {
+      CRUX_PROTO_TRY(reader.Read((*input)[i], IndexPath("input", i)));
+    }
+  }
+  request.input_items_json = internal::Dump(reader.TakeResolved());
   return Status();
 }
 
@@ -159,7 +234,7 @@ Status ReadText(const Json& body, ChatRequest& request) {
   return Status();
 }
 
-Status ReadOptions(const Json& body, ChatRequest& request) {
+Status ReadOptions(const Json& body, ResponseStore* store, ChatRequest& request) {
   CRUX_PROTO_TRY(internal::ReadMaxTokens(body, "max_output_tokens", request));
   CRUX_PROTO_TRY(internal::ReadSampling(body, 2.0, request));
   CRUX_PROTO_TRY(internal::ReadStop(body, "stop", request));
@@ -171,6 +246,7 @@ Status ReadOptions(const Json& body, ChatRequest& request) {
   CRUX_PROTO_TRY(internal::ReadObjectText(body, "metadata", "metadata", request.metadata_json));
   CRUX_PROTO_TRY(internal::ReadOptString(body, "previous_response_id", "previous_response_id",
                                          request.previous_response_id));
+  if (request.store && (store == nullptr || !store->enabled())) request.store = false;
   CRUX_PROTO_TRY(ReadString(body, "truncation", "truncation", request.truncation));
   if (request.truncation != "auto" && request.truncation != "disabled") {
     return MustBe("truncation", "\"auto\" or \"disabled\" (got '" + request.truncation + "')");
@@ -178,6 +254,9 @@ Status ReadOptions(const Json& body, ChatRequest& request) {
   if (const Json* reasoning = Member(body, "reasoning")) {
     if (!reasoning->is_object()) return MustBe("reasoning", "an object");
     CRUX_PROTO_TRY(ReadString(*reasoning, "effort", "reasoning.effort", request.reasoning_effort));
+    CRUX_PROTO_TRY(
+        ReadString(*reasoning, "summary", "reasoning.summary", request.reasoning_summary));
+    if (request.reasoning_summary == "none") request.reasoning_summary.clear();
   }
   CRUX_PROTO_TRY(ReadText(body, request));
   return internal::ReadExtensions(body, request);
@@ -185,7 +264,7 @@ Status ReadOptions(const Json& body, ChatRequest& request) {
 
 }  // namespace
 
-Expected<ChatRequest> DecodeResponses(std::string_view body_text) {
+Expected<ChatRequest> DecodeResponses(std::string_view body_text, ResponseStore* store) {
   auto body = internal::ParseObject(body_text);
   if (!body.ok()) return body.error();
   ChatRequest request;
@@ -194,11 +273,11 @@ Expected<ChatRequest> DecodeResponses(std::string_view body_text) {
   CRUX_PROTO_TRY(ReadString(*body, "instructions", "instructions", request.instructions));
   MessageBuilder builder;
   builder.AddSystem(request.instructions);
-  CRUX_PROTO_TRY(ReadInput(*body, builder));
+  CRUX_PROTO_TRY(ReadInput(*body, store, builder, request));
   request.messages = builder.Take();
   CRUX_PROTO_TRY(internal::ReadTools(*body, kTools, request));
   CRUX_PROTO_TRY(internal::ReadOpenAiToolChoice(*body, internal::NamedChoice::kTopLevel, request));
-  CRUX_PROTO_TRY(ReadOptions(*body, request));
+  CRUX_PROTO_TRY(ReadOptions(*body, store, request));
   CRUX_PROTO_TRY(internal::CheckToolChoice(request, "required"));
   return request;
 }

@@ -4,7 +4,10 @@
 // reasoning (reasoning item), text (message item) or tool call (function_call item), each
 // added before it is filled and closed with its .done events; then response.completed (or
 // response.incomplete) carrying the complete Response. `sequence_number` counts every event
-// from 0. Only event types of the SDK's union are used; there is no [DONE].
+// from 0. Only event types of the SDK's union are used; there is no [DONE]. When the request
+// asks for a reasoning summary, a reasoning item's text is its summary: its events are
+// reasoning_summary_part.added, reasoning_summary_text.delta/.done and
+// reasoning_summary_part.done (summary_index 0) instead of the content-part ones.
 #include "crux/text/ids.h"
 #include "protocol/encoders.h"
 #include "protocol/errors.h"
@@ -19,9 +22,12 @@ using Type = OutputItem::Type;
 class ResponsesStreamEncoder final : public EncoderBase {
  public:
   ResponsesStreamEncoder(const ChatRequest& request, const ResponseMeta& meta)
-      : response_(BaseResponse(request, meta)), ids_(meta.id_seed) {}
+      : response_(BaseResponse(request, meta)),
+        ids_(meta.id_seed),
+        summary_(!request.reasoning_summary.empty()) {}
 
   std::string_view KeepAlive() const override { return kSseKeepAlive; }
+  std::string FinalObject() const override { return final_; }
 
  protected:
   void OnBegin(std::string& out) override {
@@ -74,6 +80,7 @@ class ResponsesStreamEncoder final : public EncoderBase {
     const bool cut = completion.reason == parse::FinishReason::kLength;
     response["status"] = cut ? "incomplete" : "completed";
     if (cut) response["incomplete_details"] = {{"reason", "max_output_tokens"}};
+    final_ = Dump(response);
     Json event = Head(cut ? "response.incomplete" : "response.completed");
     event["response"] = std::move(response);
     Emit(event, out);
@@ -119,7 +126,7 @@ class ResponsesStreamEncoder final : public EncoderBase {
     scratch_ += R"(","sequence_number":)" + std::to_string(sequence_++) + R"(,"item_id":)";
     AppendJsonString(scratch_, Open().id);
     scratch_ += R"(,"output_index":)" + std::to_string(open_);
-    if (text_part) scratch_ += R"(,"content_index":0)";
+    if (text_part) scratch_ += Open().summary ? R"(,"summary_index":0)" : R"(,"content_index":0)";
     scratch_ += R"(,"delta":)";
     AppendJsonString(scratch_, delta);
     if (type == "response.output_text.delta") scratch_ += R"(,"logprobs":[])";
@@ -136,10 +143,12 @@ class ResponsesStreamEncoder final : public EncoderBase {
     added["item"] = ItemJson(Open(), /*with_parts=*/false);
     Emit(added, out);
     if (Open().type == Type::kFunctionCall) return;
-    Json part = Head("response.content_part.added");
+    const bool summary = Open().summary;
+    Json part =
+        Head(summary ? "response.reasoning_summary_part.added" : "response.content_part.added");
     part["item_id"] = Open().id;
     part["output_index"] = open_;
-    part["content_index"] = 0;
+    part[summary ? "summary_index" : "content_index"] = 0;
     part["part"] = PartJson(Open(), "");
     Emit(part, out);
   }
@@ -151,12 +160,15 @@ class ResponsesStreamEncoder final : public EncoderBase {
     if (!OpenIs(want)) {
       OutputItem item;
       item.type = want;
+      item.summary = reasoning && summary_;
       item.id = ItemId(reasoning ? "rs_" : "msg_", ids_);
       OpenItem(std::move(item), out);
     }
     Open().text += text;
-    DeltaEvent(reasoning ? "response.reasoning_text.delta" : "response.output_text.delta", text,
-               true, out);
+    DeltaEvent(!reasoning ? "response.output_text.delta"
+               : summary_ ? "response.reasoning_summary_text.delta"
+                          : "response.reasoning_text.delta",
+               text, true, out);
   }
 
   void BeginCall(const parse::Event& event, std::string& out) {
@@ -185,18 +197,21 @@ class ResponsesStreamEncoder final : public EncoderBase {
       }
     } else {
       const bool reasoning = item.type == Type::kReasoning;
-      Json text_done =
-          Head(reasoning ? "response.reasoning_text.done" : "response.output_text.done");
+      const char* index_key = item.summary ? "summary_index" : "content_index";
+      Json text_done = Head(item.summary ? "response.reasoning_summary_text.done"
+                            : reasoning  ? "response.reasoning_text.done"
+                                         : "response.output_text.done");
       text_done["item_id"] = item.id;
       text_done["output_index"] = open_;
-      text_done["content_index"] = 0;
+      text_done[index_key] = 0;
       text_done["text"] = item.text;
       if (!reasoning) text_done["logprobs"] = Json::array();
       Emit(text_done, out);
-      Json part_done = Head("response.content_part.done");
+      Json part_done = Head(item.summary ? "response.reasoning_summary_part.done"
+                                         : "response.content_part.done");
       part_done["item_id"] = item.id;
       part_done["output_index"] = open_;
-      part_done["content_index"] = 0;
+      part_done[index_key] = 0;
       part_done["part"] = PartJson(item, item.text);
       Emit(part_done, out);
     }
@@ -225,6 +240,8 @@ class ResponsesStreamEncoder final : public EncoderBase {
   CallSlots slots_;  // canonical call index → output_index
   HeldText held_;
   std::string scratch_;
+  std::string final_;  // the terminal Response, once ended
+  bool summary_;       // reasoning is reported as a summary
 };
 
 }  // namespace

@@ -25,6 +25,9 @@ std::string ItemId(std::string_view prefix, text::IdGenerator& ids) {
 }
 
 Json PartJson(const OutputItem& item, std::string_view text) {
+  if (item.type == OutputItem::Type::kReasoning && item.summary) {
+    return {{"type", "summary_text"}, {"text", text}};
+  }
   if (item.type == OutputItem::Type::kReasoning) {
     return {{"type", "reasoning_text"}, {"text", text}};
   }
@@ -38,12 +41,15 @@ Json ItemJson(const OutputItem& item, bool with_parts) {
   Json content = Json::array();
   if (with_parts) content.push_back(PartJson(item, item.text));
   switch (item.type) {
-    case OutputItem::Type::kReasoning:
+    case OutputItem::Type::kReasoning: {
+      Json summary = Json::array();
+      if (item.summary) std::swap(summary, content);
       return {{"id", item.id},
               {"type", "reasoning"},
               {"status", item.status},
-              {"summary", Json::array()},
+              {"summary", std::move(summary)},
               {"content", std::move(content)}};
+    }
     case OutputItem::Type::kMessage:
       return {{"id", item.id},
               {"type", "message"},
@@ -77,7 +83,8 @@ Json BaseResponse(const ChatRequest& request, const ResponseMeta& meta) {
       request.previous_response_id ? Json(*request.previous_response_id) : Json(nullptr);
   r["reasoning"] = {
       {"effort", request.reasoning_effort.empty() ? Json(nullptr) : Json(request.reasoning_effort)},
-      {"summary", nullptr}};
+      {"summary",
+       request.reasoning_summary.empty() ? Json(nullptr) : Json(request.reasoning_summary)}};
   r["store"] = request.store;
   r["temperature"] = OptionalNumber(request.temperature);
   r["text"] = Echo(request.text_format_json, {{"format", {{"type", "text"}}}});
@@ -126,7 +133,11 @@ std::string EncodeResponsesBody(const ChatRequest& request, const ResponseMeta& 
     item.status = "completed";
     return item;
   };
-  if (result.reasoning) add(OutputItem::Type::kReasoning, "rs_").text = *result.reasoning;
+  if (result.reasoning) {
+    OutputItem& item = add(OutputItem::Type::kReasoning, "rs_");
+    item.text = *result.reasoning;
+    item.summary = !request.reasoning_summary.empty();
+  }
   if (result.content) add(OutputItem::Type::kMessage, "msg_").text = *result.content;
   for (const parse::ToolCall& call : result.tool_calls) {
     OutputItem& item = add(OutputItem::Type::kFunctionCall, "fc_");

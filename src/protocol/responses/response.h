@@ -19,6 +19,7 @@ struct OutputItem {
   Type type = Type::kMessage;
   std::string id;                      // rs_…, msg_…, fc_…
   std::string status = "in_progress";  // in_progress | completed | incomplete
+  bool summary = false;                // a reasoning item whose text is its summary
   std::string text;                    // reasoning or message text
   std::string call_id;                 // function calls
   std::string name;

@@ -126,14 +126,17 @@ TEST(AnthropicDecoder, RejectsBadRequestsNamingTheField) {
   const std::string base = head + msgs;
   const std::vector<BadRequest> cases = {
       {"{", ErrorCode::kParse, "not valid JSON", ""},
-      {R"({"model":"m",)" + msgs + "}", ErrorCode::kInvalidArgument, "max_tokens is required", ""},
+      {R"({"model":"m",)" + msgs + "}", ErrorCode::kInvalidArgument, "max_tokens: Field required",
+       ""},
       {R"({"model":"m","max_tokens":0,)" + msgs + "}", ErrorCode::kInvalidArgument,
        "max_tokens must be an integer >= 1", ""},
       {R"({"max_tokens":5,)" + msgs + "}", ErrorCode::kInvalidArgument, "model is required", ""},
       {head + R"("messages":[]})", ErrorCode::kInvalidArgument,
        "messages must be a non-empty array", ""},
       {head + R"("messages":[{"role":"system","content":"x"}]})", ErrorCode::kInvalidArgument,
-       "messages[0].role must be \"user\" or \"assistant\"", ""},
+       "messages.0: use the top-level 'system' parameter for the initial system prompt", ""},
+      {head + R"("messages":[{"role":"tool","content":"x"}]})", ErrorCode::kInvalidArgument,
+       "messages.0.role: Input should be 'user', 'assistant' or 'system'", ""},
       {head +
            R"("messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"image","source":{}}]}]})",
        ErrorCode::kUnsupported, "messages[0].content[1] is image content, which is not supported",
@@ -194,7 +197,88 @@ TEST(AnthropicDecoder, ErrorBodiesUseTheAnthropicShape) {
   EXPECT_EQ(http.status, 400);
   EXPECT_EQ(
       http.body,
-      R"({"type":"error","error":{"type":"invalid_request_error","message":"max_tokens is required"}})");
+      R"({"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: Field required"}})");
+}
+
+}  // namespace
+}  // namespace crux::protocol
+
+namespace crux::protocol {
+namespace {
+
+// Claude Code's mid-conversation system messages (beta mid-conversation-system-2026-04-07):
+// kept in their place in the conversation where the beta allows them.
+TEST(AnthropicDecoder, SystemMessagesInsideMessagesKeepTheirPlace) {
+  ChatRequest r = testutil::MustDecode(Api::kAnthropicMessages, R"({
+    "model":"m","max_tokens":16,"system":[{"type":"text","text":"You are an agent."}],
+    "messages":[
+      {"role":"user","content":[{"type":"text","text":"Say hi"}]},
+      {"role":"system","content":[{"type":"text","text":"# Environment"},{"type":"text","text":"cwd: /tmp","cache_control":{"type":"ephemeral"}}]},
+      {"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]},
+      {"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"a.txt"}]},
+      {"role":"system","content":"Be brief."}]})");
+  ASSERT_EQ(r.messages.size(), 6u);
+  EXPECT_EQ(r.messages[0].role, Role::kSystem);
+  EXPECT_EQ(r.messages[0].content, "You are an agent.");
+  EXPECT_EQ(r.messages[1].role, Role::kUser);
+  EXPECT_EQ(r.messages[2].role, Role::kSystem);
+  EXPECT_EQ(r.messages[2].content, "# Environment\ncwd: /tmp");
+  EXPECT_EQ(r.messages[3].role, Role::kAssistant);
+  EXPECT_EQ(r.messages[4].role, Role::kTool);
+  EXPECT_EQ(r.messages[4].name, "Bash");
+  // The trailing system message follows the tool result (a user turn on the wire).
+  EXPECT_EQ(r.messages[5].role, Role::kSystem);
+  EXPECT_EQ(r.messages[5].content, "Be brief.");
+}
+
+TEST(AnthropicDecoder, MisplacedSystemMessagesNameTheBetaSoClientsFallBack) {
+  const std::string head = R"({"model":"m","max_tokens":16,"messages":)";
+  const std::string beta = "anthropic-beta mid-conversation-system-2026-04-07";
+  const std::vector<testutil::BadRequest> cases = {
+      // Two system messages in a row.
+      {head +
+           R"([{"role":"user","content":"a"},{"role":"system","content":"b"},{"role":"system","content":"c"}]})",
+       ErrorCode::kInvalidArgument, "messages.1: a system message must follow a user message", ""},
+      // Followed by a user message.
+      {head +
+           R"([{"role":"user","content":"a"},{"role":"system","content":"b"},{"role":"user","content":"c"}]})",
+       ErrorCode::kInvalidArgument, beta, ""},
+      // After an assistant turn.
+      {head +
+           R"([{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"system","content":"c"}]})",
+       ErrorCode::kInvalidArgument, beta, ""},
+      {head + R"([{"role":"user","content":"a"},{"role":"system"}]})", ErrorCode::kInvalidArgument,
+       "messages.1.content: Field required", ""},
+      {head +
+           R"([{"role":"user","content":"a"},{"role":"system","content":[{"type":"image","source":{}}]}]})",
+       ErrorCode::kUnsupported, "is image content", ""},
+  };
+  for (const testutil::BadRequest& bad : cases)
+    testutil::ExpectRejected(Api::kAnthropicMessages, bad);
+  // The wording Claude Code looks for before it retries without the beta: both the header
+  // name and the beta's name.
+  auto r = DecodeAnthropicMessages(cases[1].body);
+  ASSERT_FALSE(r.ok());
+  const HttpError http = EncodeError(Api::kAnthropicMessages, r.error());
+  EXPECT_EQ(http.status, 400);
+  EXPECT_NE(http.body.find("anthropic-beta"), std::string::npos);
+  EXPECT_NE(http.body.find("mid-conversation-system-2026-04-07"), std::string::npos);
+  EXPECT_NE(http.body.find("\"type\":\"invalid_request_error\""), std::string::npos);
+}
+
+// A thinking block sent back by a client is accepted as it was given, signature included.
+TEST(AnthropicDecoder, ThinkingBlocksComeBackWithTheirSignature) {
+  ChatRequest r = testutil::MustDecode(Api::kAnthropicMessages, R"({
+    "model":"m","max_tokens":16,"messages":[
+      {"role":"user","content":"Weather?"},
+      {"role":"assistant","content":[
+        {"type":"thinking","thinking":"Call the tool.","signature":"crux-0123456789abcdef"},
+        {"type":"redacted_thinking","data":"opaque"},
+        {"type":"text","text":"Let me check."}]},
+      {"role":"user","content":"Thanks"}]})");
+  ASSERT_EQ(r.messages.size(), 3u);
+  EXPECT_EQ(r.messages[1].reasoning, "Call the tool.");
+  EXPECT_EQ(r.messages[1].content, "Let me check.");
 }
 
 }  // namespace

@@ -64,8 +64,9 @@ TEST(AnthropicBody, BlocksStopReasonsAndInvalidInput) {
   Json body = Json::parse(EncodeBody(RequestFor(Api::kAnthropicMessages), Meta(), result,
                                      Done(parse::FinishReason::kLength)));
   ASSERT_EQ(body["content"].size(), 3u);
-  EXPECT_EQ(body["content"][0],
-            (Json{{"type", "thinking"}, {"thinking", "hmm"}, {"signature", ""}}));
+  EXPECT_EQ(
+      body["content"][0],
+      (Json{{"type", "thinking"}, {"thinking", "hmm"}, {"signature", "crux-336611192ffbcf39"}}));
   EXPECT_EQ(body["content"][1], (Json{{"type", "text"}, {"text", "ok"}}));
   EXPECT_EQ(body["content"][2]["input"], Json::object());
   EXPECT_EQ(body["stop_reason"], "tool_use");

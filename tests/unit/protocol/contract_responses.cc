@@ -153,6 +153,38 @@ void OnPartDone(const Json& event, ResponsesState& s, Report& report) {
   report.Expect(Get(event, "part") == *part, "content_part.done part differs from the deltas");
 }
 
+// Summary parts of a reasoning item: reasoning_summary_part.added/.done and
+// reasoning_summary_text.delta/.done, addressed by summary_index.
+void OnSummaryEvent(const Json& event, const std::string& type, ResponsesState& s, Report& report) {
+  Json* item = GetOutput(s, event, report);
+  if (item == nullptr) return;
+  if (!report.Expect(Str(*item, "type") == "reasoning", "summary event on a non-reasoning item")) {
+    return;
+  }
+  if (!item->contains("summary")) (*item)["summary"] = Json::array();
+  Json& summary = (*item)["summary"];
+  const Json& index = event.contains("summary_index") ? Get(event, "summary_index") : Json();
+  if (!report.Expect(index.is_number_integer(), "summary event without summary_index")) return;
+  if (type == "response.reasoning_summary_part.added") {
+    report.Expect(index == summary.size(), "summary_index of an added part is not the next one");
+    report.Expect(Str(Get(event, "part"), "type") == "summary_text", "summary part type");
+    report.Expect(Str(Get(event, "part"), "text").empty(), "an added summary part starts empty");
+    summary.push_back(Get(event, "part"));
+    return;
+  }
+  if (!report.Expect(index.get<size_t>() < summary.size(), "summary event before its part")) {
+    return;
+  }
+  Json& part = summary[index.get<size_t>()];
+  if (type == "response.reasoning_summary_text.delta") {
+    part["text"] = Str(part, "text") + Str(event, "delta");
+  } else if (type == "response.reasoning_summary_text.done") {
+    report.Expect(Get(event, "text") == part["text"], "summary text.done differs from the deltas");
+  } else {
+    report.Expect(Get(event, "part") == part, "summary part.done differs from the deltas");
+  }
+}
+
 void OnArgumentsEvent(const Json& event, bool done, ResponsesState& s, Report& report) {
   Json* item = GetOutput(s, event, report);
   if (item == nullptr || !report.Expect(Str(*item, "type") == "function_call", "not a call")) {
@@ -235,6 +267,8 @@ void OnEvent(const Json& event, const std::string& type, ResponsesState& s, Repo
   if (type.starts_with("response.output_text.") || type.starts_with("response.reasoning_text.")) {
     return OnTextEvent(event, type, s, report);
   }
+  if (type.starts_with("response.reasoning_summary_"))
+    return OnSummaryEvent(event, type, s, report);
   if (type == "response.function_call_arguments.delta") {
     return OnArgumentsEvent(event, false, s, report);
   }
@@ -272,6 +306,12 @@ void CompareFinal(const Json& r, const StreamExpectation& expect, Report& report
     }
     for (const Json& part : Get(item, "content")) {
       (type == "message" ? text : reasoning) += Str(part, "text");
+    }
+    // A reasoning item reports its text either as content or, when a summary was asked
+    // for, as its summary.
+    if (type == "reasoning" && item.contains("summary")) {
+      for (const Json& part : Get(item, "summary"))
+        reasoning += Str(part, "text");
     }
   }
   CompareText("text", text, expect.result.content, report);

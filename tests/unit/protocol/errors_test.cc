@@ -31,13 +31,28 @@ TEST(ProtocolErrors, OpenAiShape) {
       R"({"error":{"message":"messages[1].content must be x","type":"invalid_request_error","param":"messages[1].content","code":null}})");
   e = EncodeError(Api::kResponses, Error(ErrorCode::kUnauthenticated, "Invalid API key"));
   EXPECT_EQ(e.status, 401);
-  EXPECT_EQ(Json::parse(e.body)["error"]["type"], "authentication_error");
+  EXPECT_EQ(Json::parse(e.body)["error"]["type"], "invalid_request_error");  // as OpenAI's
   EXPECT_EQ(Json::parse(e.body)["error"]["code"], "invalid_api_key");
   e = EncodeError(Api::kChatCompletions,
                   Error(ErrorCode::kNotFound, "The model `x` does not exist"));
   EXPECT_EQ(e.status, 404);
-  EXPECT_EQ(Json::parse(e.body)["error"]["type"], "not_found_error");
+  EXPECT_EQ(Json::parse(e.body)["error"]["type"], "invalid_request_error");
   EXPECT_TRUE(Json::parse(e.body)["error"]["param"].is_null());
+  EXPECT_TRUE(Json::parse(e.body)["error"]["code"].is_null());
+  // A tagged error reports its tag as `code`, and the member it is about as `param`.
+  e = EncodeError(Api::kChatCompletions, Error(ErrorCode::kNotFound,
+                                               "The model `x` does not exist or you do not have "
+                                               "access to it.")
+                                             .WithTag("model_not_found"));
+  EXPECT_EQ(Json::parse(e.body)["error"]["code"], "model_not_found");
+  EXPECT_EQ(Json::parse(e.body)["error"]["param"], "model");
+  e = EncodeError(Api::kResponses,
+                  Error(ErrorCode::kNotFound, "Previous response with id 'resp_1' not found.")
+                      .WithTag("previous_response_not_found"));
+  EXPECT_EQ(e.status, 404);
+  EXPECT_EQ(
+      e.body,
+      R"({"error":{"message":"Previous response with id 'resp_1' not found.","type":"invalid_request_error","param":"previous_response_id","code":"previous_response_not_found"}})");
   e = EncodeError(Api::kChatCompletions, 429, "Rate limit exceeded. Retry after 3 seconds.");
   EXPECT_EQ(e.status, 429);
   EXPECT_EQ(Json::parse(e.body)["error"]["type"], "rate_limit_error");

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "crux/protocol/codec.h"
+#include "crux/protocol/response_store.h"
 #include "unit/protocol/contract_check.h"
 
 namespace crux::protocol {
@@ -112,7 +113,8 @@ struct GoldenRun {
 
 GoldenRun RunGolden(Api api, const Json& golden) {
   GoldenRun run;
-  auto request = DecodeRequest(api, golden["request"].dump());
+  ResponseStore store;  // as crux serve has one: Responses requests are stored by default
+  auto request = DecodeRequest(api, golden["request"].dump(), &store);
   EXPECT_TRUE(request.ok()) << (request.ok() ? "" : request.error().message());
   if (!request.ok()) return run;
   const Json& m = golden["meta"];

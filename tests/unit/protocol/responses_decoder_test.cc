@@ -21,7 +21,6 @@ constexpr char kFull[] = R"json({
     {"type": "function_call", "id": "fc_1", "call_id": "call_9", "name": "exec_command",
      "arguments": "{\"cmd\":\"echo hi\"}"},
     {"type": "function_call_output", "call_id": "call_9", "output": "hi\n"},
-    {"type": "item_reference", "id": "msg_0"},
     {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Thanks"}, {"type": "input_text", "text": "Bye"}]}
   ],
   "tools": [
@@ -36,7 +35,6 @@ constexpr char kFull[] = R"json({
   "temperature": 0.3, "top_p": 0.95,
   "stream": true, "store": false,
   "metadata": {"session": "s1"}, "user": "dev",
-  "previous_response_id": "resp_prev",
   "truncation": "auto",
   "text": {"format": {"type": "json_schema", "name": "out", "strict": true,
                       "schema": {"type": "object"}}, "verbosity": "low"},
@@ -78,7 +76,8 @@ TEST(ResponsesDecoder, ReadsEveryField) {
   EXPECT_FALSE(r.store);
   EXPECT_EQ(r.metadata_json, R"({"session":"s1"})");
   EXPECT_EQ(r.user, "dev");
-  EXPECT_EQ(r.previous_response_id, "resp_prev");
+  EXPECT_FALSE(r.previous_response_id.has_value());
+  EXPECT_EQ(r.reasoning_summary, "auto");
   EXPECT_EQ(r.truncation, "auto");
   EXPECT_EQ(r.response_format.kind, ResponseFormatKind::kJsonSchema);
   EXPECT_EQ(r.response_format.name, "out");
@@ -95,11 +94,12 @@ TEST(ResponsesDecoder, StringInputAndDefaults) {
   ASSERT_EQ(r.messages.size(), 1u);
   EXPECT_EQ(r.messages[0].role, Role::kUser);
   EXPECT_EQ(r.messages[0].content, "Hello");
-  EXPECT_TRUE(r.store);
+  EXPECT_FALSE(r.store) << "without a store nothing is stored, and the response says so";
   EXPECT_EQ(r.truncation, "disabled");
   EXPECT_EQ(r.tool_choice.mode, ToolChoiceMode::kAuto);
-  r = MustDecode(Api::kResponses, R"({"model":"m","previous_response_id":"resp_1"})");
-  EXPECT_TRUE(r.messages.empty());
+  EXPECT_EQ(
+      r.input_items_json,
+      R"([{"type":"message","role":"user","content":[{"type":"input_text","text":"Hello"}]}])");
   r = MustDecode(
       Api::kResponses,
       R"({"model":"m","input":"x","text":{"format":{"type":"json_object"}},"tools":[{"type":"function","name":"f"}],"tool_choice":"required"})");
