@@ -1,6 +1,7 @@
 // HTTP-level behaviour of `crux serve`: error statuses and bodies for bad requests, limits,
 // authentication, health and metrics, keep-alives, and cancellation when a client disconnects.
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -80,9 +81,97 @@ describe('crux serve over HTTP', () => {
     assert.match(r.text, /limit/);
   });
 
-  test('unknown routes are 404 and GET on an API route is 405', async () => {
+  test('unknown routes are 404 and GET on an API route is 405 with Allow', async () => {
     assert.equal((await fetch(`${server.url}/v2/nothing`)).status, 404);
-    assert.equal((await fetch(`${server.url}/v1/chat/completions`)).status, 405);
+    const get = await fetch(`${server.url}/v1/chat/completions`);
+    assert.equal(get.status, 405);
+    assert.equal(get.headers.get('allow'), 'POST, OPTIONS');
+    assert.equal((await get.json()).error.type, 'invalid_request_error');
+    const post405 = await fetch(`${server.url}/health`, { method: 'POST' });
+    assert.equal(post405.status, 405);
+    assert.equal(post405.headers.get('allow'), 'GET, HEAD, OPTIONS');
+    const del = await fetch(`${server.url}/v1/models`, { method: 'DELETE' });
+    assert.equal(del.status, 405);
+  });
+
+  // Node's http parser reads a HEAD response's headers only; a body after them corrupts the
+  // next response on the same connection (what broke gateways in front of crux).
+  test('HEAD is headers only on every path, and the connection stays usable', async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const request = (method, path) => new Promise((resolve, reject) => {
+      const req = http.request(`${server.url}${path}`, { method, agent }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => { body += d; });
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body, socket: req.socket }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    try {
+      let socket = null;
+      for (const path of ['/', '/health', '/v1/models', '/metrics', '/v1/models/plain', '/v1/messages', '/v1/responses/resp_none', '/nothing']) {
+        const head = await request('HEAD', path);
+        assert.equal(head.body, '', `HEAD ${path} has no body`);
+        const get = await request('GET', path);
+        assert.equal(get.status, head.status, `HEAD ${path} answers as GET would`);
+        // (A 405 names the method, and /metrics counts the HEAD itself: their lengths differ.)
+        if (head.status !== 405 && path !== '/metrics') {
+          assert.equal(head.headers['content-length'], String(Buffer.byteLength(get.body)), path);
+        }
+        if (socket !== null) assert.equal(get.socket, socket, 'one connection throughout');
+        socket = get.socket;
+      }
+      const options = await request('OPTIONS', '/v1/responses/resp_x');
+      assert.equal(options.status, 204);
+      assert.equal(options.body, '');
+      assert.equal(options.headers.allow, 'GET, HEAD, DELETE, OPTIONS');
+      assert.equal(options.headers['content-length'], undefined, 'no Content-Length on a 204');
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  test('GET /v1/models/{id} answers one model or a 404 in the vendor shape', async () => {
+    const one = await fetch(`${server.url}/v1/models/plain`);
+    assert.equal(one.status, 200);
+    assert.equal((await one.json()).id, 'plain');
+    const missing = await fetch(`${server.url}/v1/models/gpt-9`);
+    assert.equal(missing.status, 404);
+    assert.equal((await missing.json()).error.code, 'model_not_found');
+    const anthropic = await fetch(`${server.url}/v1/models/gpt-9`, { headers: { 'anthropic-version': '2023-06-01' } });
+    assert.equal((await anthropic.json()).error.type, 'not_found_error');
+  });
+
+  test('stored responses: GET, DELETE, then 404; store false is not stored', async () => {
+    const created = await post(server.url, '/v1/responses', { model: 'plain', input: 'hi' });
+    assert.equal(created.status, 200);
+    assert.equal(created.json.store, true);
+    const got = await fetch(`${server.url}/v1/responses/${created.json.id}`);
+    assert.equal(got.status, 200);
+    assert.deepEqual(await got.json(), created.json);
+    const del = await fetch(`${server.url}/v1/responses/${created.json.id}`, { method: 'DELETE' });
+    assert.deepEqual(await del.json(), { id: created.json.id, object: 'response', deleted: true });
+    const gone = await fetch(`${server.url}/v1/responses/${created.json.id}`);
+    assert.equal(gone.status, 404);
+    assert.equal((await gone.json()).error.code, 'response_not_found');
+    const unstored = await post(server.url, '/v1/responses', { model: 'plain', input: 'hi', store: false });
+    assert.equal(unstored.json.store, false);
+    assert.equal((await fetch(`${server.url}/v1/responses/${unstored.json.id}`)).status, 404);
+    const cont = await post(server.url, '/v1/responses', { model: 'plain', input: 'x', previous_response_id: unstored.json.id });
+    assert.equal(cont.status, 404);
+    assert.equal(cont.json.error.code, 'previous_response_not_found');
+  });
+
+  test('--response-store-bytes 0 stores nothing and says so', async () => {
+    const bare = await startServer(['--response-store-bytes', '0']);
+    try {
+      const r = await post(bare.url, '/v1/responses', { model: 'plain', input: 'hi' });
+      assert.equal(r.json.store, false);
+      assert.equal((await fetch(`${bare.url}/v1/responses/${r.json.id}`)).status, 404);
+    } finally {
+      await bare.stop();
+    }
   });
 
   test('streams are SSE with every Anthropic event named', async () => {
@@ -179,8 +268,13 @@ describe('crux serve over HTTP', () => {
       assert.equal((await post(secured.url, '/v1/chat/completions', chat(), { 'x-api-key': 'sk-secret' })).status, 200);
       const bad = await post(secured.url, '/v1/chat/completions', chat(), { authorization: 'Bearer nope' });
       assert.equal(bad.status, 401);
-      assert.equal(bad.json.error.type, 'authentication_error');
-      assert.equal((await post(secured.url, '/v1/messages', { model: 'plain', max_tokens: 5, messages: [] })).status, 401);
+      // OpenAI's own shape for a wrong key: invalid_request_error with code invalid_api_key.
+      assert.equal(bad.json.error.type, 'invalid_request_error');
+      assert.equal(bad.json.error.code, 'invalid_api_key');
+      const anthropic = await post(secured.url, '/v1/messages', { model: 'plain', max_tokens: 5, messages: [] });
+      assert.equal(anthropic.status, 401);
+      assert.equal(anthropic.json.error.type, 'authentication_error');
+      assert.equal(anthropic.json.error.message, 'x-api-key header is required');
     } finally {
       await secured.stop();
     }

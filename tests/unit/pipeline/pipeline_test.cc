@@ -4,7 +4,10 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "crux/engine/mock_engine.h"
+#include "crux/protocol/response_store.h"
 
 namespace crux::pipeline {
 namespace {
@@ -47,6 +50,16 @@ class PipelineTest : public ::testing::Test {
     return out;
   }
 
+  std::unique_ptr<RequestPipeline> MakeResponses(const std::string& body,
+                                                 const PipelineConfig& config,
+                                                 const std::string& id) {
+    auto request = protocol::DecodeResponses(body, config.response_store.get());
+    EXPECT_TRUE(request.ok()) << request.error().message();
+    auto created = RequestPipeline::Create(*request, config, {}, {id, 1, "m"}, *engine_);
+    EXPECT_TRUE(created.ok()) << created.error().message();
+    return created.ok() ? std::move(*created) : nullptr;
+  }
+
   std::unique_ptr<engine::Engine> engine_;
 };
 
@@ -57,7 +70,7 @@ constexpr const char* kCall =
     "\"Oslo\"}}</tool_call>";
 
 TEST_F(PipelineTest, SplitsReasoningAndToolCalls) {
-  PipelineConfig config{"qwen3", "hermes", {}, 5};
+  PipelineConfig config{"qwen3", "hermes", {}, 5, nullptr};
   auto p = Make(
       std::string(R"({"model":"m","messages":[{"role":"user","content":"x"}],)") + kTools + "}",
       config);
@@ -73,7 +86,7 @@ TEST_F(PipelineTest, SplitsReasoningAndToolCalls) {
 }
 
 TEST_F(PipelineTest, ToolChoiceNoneAndRequestsWithoutToolsAreNotParsed) {
-  PipelineConfig config{"", "hermes", {}, 5};
+  PipelineConfig config{"", "hermes", {}, 5, nullptr};
   auto none =
       Make(std::string(
                R"({"model":"m","tool_choice":"none","messages":[{"role":"user","content":"x"}],)") +
@@ -88,7 +101,7 @@ TEST_F(PipelineTest, ToolChoiceNoneAndRequestsWithoutToolsAreNotParsed) {
 }
 
 TEST_F(PipelineTest, ThinkingDisabledSkipsTheReasoningParser) {
-  PipelineConfig config{"qwen3", "", {}, 0};
+  PipelineConfig config{"qwen3", "", {}, 0, nullptr};
   auto p = Make(
       R"({"model":"m","chat_template_kwargs":{"enable_thinking":false},"messages":[{"role":"user","content":"x"}]})",
       config);
@@ -98,7 +111,7 @@ TEST_F(PipelineTest, ThinkingDisabledSkipsTheReasoningParser) {
 }
 
 TEST_F(PipelineTest, TerminalFramesAreSentWhenTheParserSwallowedTheLastDelta) {
-  PipelineConfig config{"qwen3", "", {}, 0};
+  PipelineConfig config{"qwen3", "", {}, 0, nullptr};
   auto p =
       Make(R"({"model":"m","stream":true,"messages":[{"role":"user","content":"x"}]})", config);
   const std::string out = Run(*p, "answer <thi");  // held back until the end of the stream
@@ -136,6 +149,47 @@ TEST_F(PipelineTest, PromptCountsAssistantTurnsForTheMockEngine) {
             std::string::npos);
   EXPECT_EQ(p->generate_request().prompt.substr(p->generate_request().prompt.size() - 22),
             "<|im_start|>assistant\n");
+}
+
+}  // namespace
+}  // namespace crux::pipeline
+
+namespace crux::pipeline {
+namespace {
+
+// A finished Responses request is stored with the items the client saw, streamed or not, and
+// the next turn continues it; a failed one is not stored.
+TEST_F(PipelineTest, ResponsesAreStoredAsTheClientSawThem) {
+  PipelineConfig config{"qwen3", "", {}, 5, std::make_shared<protocol::ResponseStore>()};
+  auto first = MakeResponses(R"({"model":"m","input":"Capital of France?","stream":true})",
+                             config, "resp_a");
+  const std::string sse = Run(*first, "<think>Easy.</think>Paris.");
+  auto stored = config.response_store->Get("resp_a");
+  ASSERT_TRUE(stored.has_value());
+  const auto response = nlohmann::json::parse(*stored);
+  ASSERT_EQ(response["output"].size(), 2u);
+  const std::string message_id = response["output"][1]["id"];
+  EXPECT_NE(sse.find(message_id), std::string::npos) << "the stored ids are the streamed ones";
+  EXPECT_EQ(response["store"], true);
+
+  auto second = MakeResponses(
+      R"({"model":"m","previous_response_id":"resp_a","input":"And Spain?"})", config, "resp_b");
+  ASSERT_EQ(second->request().messages.size(), 3u);
+  EXPECT_EQ(second->request().messages[1].content, "Paris.");
+  EXPECT_EQ(second->request().messages[1].reasoning, "Easy.");
+  Run(*second, "Madrid.");
+  EXPECT_NE(second->Body().find("\"previous_response_id\":\"resp_a\""), std::string::npos);
+  auto chain = config.response_store->Conversation("resp_b");
+  ASSERT_TRUE(chain.has_value());
+  EXPECT_EQ(chain->size(), 5u);  // input, reasoning, message; input, message
+
+  auto failed = MakeResponses(R"({"model":"m","input":"x"})", config, "resp_c");
+  Run(*failed, "partial", engine::StopReason::kError);
+  EXPECT_FALSE(config.response_store->Get("resp_c").has_value());
+  auto unstored = MakeResponses(R"({"model":"m","input":"x","store":false})", config, "resp_d");
+  Run(*unstored, "y");
+  EXPECT_FALSE(config.response_store->Get("resp_d").has_value());
+  EXPECT_NE(unstored->Body().find("\"store\":false"), std::string::npos);
 }
 
 }  // namespace
