@@ -106,6 +106,8 @@ class Session {
       auto [ec, n] = co_await http::async_read(stream_, buffer_, parser, kAwait);
       if (ec == http::error::body_limit) {
         start_ = Clock::now();
+        method_ = parser.get().method();
+        allow_ = {};
         co_await WriteJson(http::status::payload_too_large, TooLargeBody(parser.get()), false);
         break;
       }
