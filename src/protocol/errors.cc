@@ -149,4 +149,37 @@ HttpError EncodeError(Api api, int status, std::string_view message) {
   return Encode(api, status, message, "");
 }
 
+Error UnknownModelError(Api api, std::string_view model, std::string_view available) {
+  const std::string list = available.empty() ? "none" : std::string(available);
+  if (api == Api::kAnthropicMessages) {
+    return Error(ErrorCode::kNotFound,
+                 "model: " + std::string(model) + " (available: " + list + ")");
+  }
+  return Error(ErrorCode::kNotFound, "The model `" + std::string(model) +
+                                         "` does not exist or you do not have access to it. "
+                                         "Available: " +
+                                         list)
+      .WithTag("model_not_found");
+}
+
+Error UnauthorizedError(Api api, bool key_given) {
+  if (api == Api::kAnthropicMessages) {
+    return Error(ErrorCode::kUnauthenticated,
+                 key_given ? "invalid x-api-key" : "x-api-key header is required");
+  }
+  return Error(ErrorCode::kUnauthenticated,
+               key_given ? "Incorrect API key provided."
+                         : "You didn't provide an API key. Provide it in an Authorization header "
+                           "using Bearer auth (Authorization: Bearer YOUR_KEY).");
+}
+
+Error ResponseNotFoundError(std::string_view id) {
+  return Error(ErrorCode::kNotFound, "Response with id '" + std::string(id) + "' not found.")
+      .WithTag("response_not_found");
+}
+
+std::string EncodeDeletedResponse(std::string_view id) {
+  return internal::Dump(internal::Json{{"id", id}, {"object", "response"}, {"deleted", true}});
+}
+
 }  // namespace crux::protocol

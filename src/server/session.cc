@@ -244,7 +244,7 @@ class Session {
                                      "text/plain; version=0.0.4; charset=utf-8");
       case Resource::kModels:
       case Resource::kModel:
-        if (!Authorized(req)) co_return co_await WriteAuthError(ApiForTarget(target), req);
+        if (!Authorized(req)) co_return co_await WriteAuthError(ApiForHeaders(req), req);
         co_return co_await WriteModels(route, ApiForHeaders(req));
       case Resource::kStoredResponse:
         if (!Authorized(req)) co_return co_await WriteAuthError(route.api, req);
@@ -287,56 +287,32 @@ class Session {
     co_return co_await WriteError(api, UnknownModel(api, route.id));
   }
 
-  static std::string DeletedBody(const std::string& id) {
-    return Json{{"id", id}, {"object", "response"}, {"deleted", true}}.dump();
-  }
-
   // GET, HEAD or DELETE of a stored response.
   net::awaitable<bool> WriteStoredResponse(const std::string& id) {
     protocol::ResponseStore* store = state_.config.pipeline.response_store.get();
     std::optional<std::string> stored;
     if (store != nullptr) stored = store->Get(id);
     if (!stored) {
-      const Error missing = Error(ErrorCode::kNotFound, "Response with id '" + id + "' not found.")
-                                .WithTag("response_not_found");
-      co_return co_await WriteError(protocol::Api::kResponses, missing);
+      co_return co_await WriteError(protocol::Api::kResponses, protocol::ResponseNotFoundError(id));
     }
     if (method_ == http::verb::delete_) {
       store->Delete(id);
-      std::string deleted = DeletedBody(id);
-      co_return co_await WriteJson(http::status::ok, std::move(deleted), true);
+      co_return co_await WriteJson(http::status::ok, protocol::EncodeDeletedResponse(id), true);
     }
     co_return co_await WriteJson(http::status::ok, std::move(*stored), true);
   }
 
-  // Each vendor's words for an unknown model: clients match on OpenAI's `model_not_found`
-  // code, Anthropic's not_found_error names the model field.
   Error UnknownModel(protocol::Api api, const std::string& model) const {
     std::string available;
     for (const auto& m : state_.models)
       available += (available.empty() ? "" : ", ") + m.id;
-    if (api == protocol::Api::kAnthropicMessages) {
-      return Error(ErrorCode::kNotFound, "model: " + model + " (available: " + available + ")");
-    }
-    return Error(ErrorCode::kNotFound, "The model `" + model +
-                                           "` does not exist or you do not have access to it. "
-                                           "Available: " +
-                                           available)
-        .WithTag("model_not_found");
+    return protocol::UnknownModelError(api, model, available);
   }
 
   net::awaitable<bool> WriteAuthError(protocol::Api api, const Request& req) {
     const bool given =
         req.find(http::field::authorization) != req.end() || req.find("x-api-key") != req.end();
-    std::string message;
-    if (api == protocol::Api::kAnthropicMessages) {
-      message = given ? "invalid x-api-key" : "x-api-key header is required";
-    } else {
-      message = given ? "Incorrect API key provided."
-                      : "You didn't provide an API key. Provide it in an Authorization header "
-                        "using Bearer auth (Authorization: Bearer YOUR_KEY).";
-    }
-    co_return co_await WriteError(api, 401, message);
+    co_return co_await WriteError(api, protocol::UnauthorizedError(api, given));
   }
 
   static bool ConstantTimeEquals(std::string_view a, std::string_view b) {
@@ -659,11 +635,7 @@ class Session {
     stream_.expires_after(std::chrono::seconds(60));
     beast::error_code ec;
     if (method_ == http::verb::head || no_content) {
-      http::response<http::empty_body> head{res.result(), res.version()};
-      for (const auto& field : res.base())
-        head.set(field.name_string(), field.value());
-      head.keep_alive(keep);
-      http::response_serializer<http::empty_body> serializer{head};
+      http::response_serializer<http::string_body> serializer{res};
       std::tie(ec, std::ignore) = co_await http::async_write_header(stream_, serializer, kAwait);
     } else {
       std::tie(ec, std::ignore) = co_await http::async_write(stream_, res, kAwait);

@@ -14,15 +14,14 @@ import { generateText, isStepCount, streamText, tool } from 'ai';
 import { z } from 'zod';
 
 import { anthropicSignatures, recordingFetch } from './lib/capture.mjs';
-import { startServer } from './lib/server.mjs';
+import { frameworkTexts, startServer } from './lib/server.mjs';
 
 // The SDK logs its warnings (for instance "unknown model id") to the console.
 globalThis.AI_SDK_LOG_WARNINGS = false;
 
 const API_KEY = 'sk-ai-sdk-test';
-const HELLO = 'Hello! How can I help you today?';
-const HELLO_REASONING = 'The user greets me. I should greet back politely.';
-const WEATHER_REASONING = 'The user wants the weather in Paris. I will call get_weather.';
+// Expected texts, read from the mock scripts (so a script and its test cannot drift apart).
+const { HELLO, HELLO_REASONING, WEATHER_REASONING, TURN_1, TURN_2 } = frameworkTexts();
 const TOOL_OUTPUT = 'sunny, 24 degrees';
 const TIMEOUT = { timeout: 30_000 };
 
@@ -272,8 +271,6 @@ describe('ai-sdk', () => {
   // A two-turn chat: the second request must get the script's second turn, not a replay of the
   // first. Over Responses the SDK's default (store: true) sends the first turn's output as
   // `item_reference` items, so crux has to resolve them.
-  const TURN_1 = 'The capital of France is Paris.';
-  const TURN_2 = 'About two million people live in Paris.';
   for (const api of apis) {
     for (const streaming of [false, true]) {
       const fn = streaming ? 'streamText' : 'generateText';

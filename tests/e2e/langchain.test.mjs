@@ -12,14 +12,11 @@ import { ChatOpenAI } from '@langchain/openai';
 import { z } from 'zod';
 
 import { anthropicSignatures, recordingFetch } from './lib/capture.mjs';
-import { startServer } from './lib/server.mjs';
+import { frameworkTexts, startServer } from './lib/server.mjs';
 
 const API_KEY = 'sk-langchain-test';
-const HELLO = 'Hello! How can I help you today?';
-const HELLO_REASONING = 'The user greets me. I should greet back politely.';
-const WEATHER_REASONING = 'The user wants the weather in Paris. I will call get_weather.';
-const TURN_1 = 'The capital of France is Paris.';
-const TURN_2 = 'About two million people live in Paris.';
+// Expected texts, read from the mock scripts (so a script and its test cannot drift apart).
+const { HELLO, HELLO_REASONING, WEATHER_REASONING, TURN_1, TURN_2 } = frameworkTexts();
 const TIMEOUT = { timeout: 30_000 };
 
 const getWeather = tool(async ({ city, unit }) => `sunny in ${city}, 24 degrees ${unit}`, {

@@ -89,4 +89,15 @@ HttpError EncodeError(Api api, int status, std::string_view message);
 // HTTP status for an error code (400, 401, 404, 413, 429, 500, 503, 504).
 int HttpStatusFor(ErrorCode code);
 
+// Errors that clients recognise by their words, in each vendor's wording. An unknown model:
+// OpenAI's "The model `X` does not exist or you do not have access to it." (code
+// model_not_found), Anthropic's "model: X"; `available` lists the served models.
+Error UnknownModelError(Api api, std::string_view model, std::string_view available);
+// A missing (`key_given` false) or wrong API key, as each vendor words it.
+Error UnauthorizedError(Api api, bool key_given);
+// A Responses id the store does not hold (code response_not_found).
+Error ResponseNotFoundError(std::string_view id);
+// The body of `DELETE /v1/responses/{id}`: {"id","object":"response","deleted":true}.
+std::string EncodeDeletedResponse(std::string_view id);
+
 }  // namespace crux::protocol

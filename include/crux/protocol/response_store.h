@@ -67,12 +67,12 @@ class ResponseStore {
   size_t size();
   size_t bytes();
 
-  bool enabled() const { return enabled_; }
+  // False when max_bytes is 0: nothing is ever stored.
+  bool enabled() const;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
-  bool enabled_;
 };
 
 }  // namespace crux::protocol

@@ -124,15 +124,8 @@ class InputReader {
 
   // The items of an earlier conversation, as the store returned them.
   Status ReadStored(const std::vector<std::string>& items, const std::string& path) {
-    for (const std::string& text : items) {
-      const Json item = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-      std::string type;
-      if (item.is_object()) CRUX_PROTO_TRY(ReadString(item, "type", path + ".type", type));
-      if (!item.is_object() || type == "item_reference") {
-        return Error(ErrorCode::kInternal, path + " holds an item that cannot be read again");
-      }
-      CRUX_PROTO_TRY(ReadItem(item, type, path));
-    }
+    for (const std::string& text : items)
+      CRUX_PROTO_TRY(ReadStoredItem(text, path, /*keep=*/false));
     return Status();
   }
 
@@ -149,14 +142,22 @@ class InputReader {
       return Error(ErrorCode::kNotFound, "Item with id '" + id + "' not found.")
           .WithTag("item_not_found");
     }
-    const Json target = Json::parse(*stored, nullptr, /*allow_exceptions=*/false);
-    std::string type;
-    if (target.is_object()) CRUX_PROTO_TRY(ReadString(target, "type", path + ".type", type));
-    if (!target.is_object() || type == "item_reference") {
-      return Error(ErrorCode::kInternal, path + " refers to an item that cannot be read again");
+    return ReadStoredItem(*stored, path, /*keep=*/true);
+  }
+
+  // An item the store kept. It was read once already (an input item of an earlier request,
+  // or an output item crux made), and the store keeps references resolved, so it is never a
+  // reference itself. `keep`: it stands in this request's input, so the store keeps it again.
+  Status ReadStoredItem(const std::string& text, const std::string& path, bool keep) {
+    Json item = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (!item.is_object()) {
+      return Error(ErrorCode::kInternal, path + " names a stored item that is not an object");
     }
-    resolved_.push_back(target);
-    return ReadItem(target, type, path);
+    std::string type;
+    CRUX_PROTO_TRY(ReadString(item, "type", path + ".type", type));
+    CRUX_PROTO_TRY(ReadItem(item, type, path));
+    if (keep) resolved_.push_back(std::move(item));
+    return Status();
   }
 
   Status ReadItem(const Json& item, std::string type, const std::string& path) {

@@ -19,6 +19,31 @@ namespace {
 
 using Type = OutputItem::Type;
 
+// The events that fill the one part of a text-bearing item, and the key that addresses it.
+struct PartEvents {
+  std::string_view part_added;
+  std::string_view delta;
+  std::string_view text_done;
+  std::string_view part_done;
+  std::string_view index_key;
+};
+
+constexpr PartEvents kMessageEvents{"response.content_part.added", "response.output_text.delta",
+                                    "response.output_text.done", "response.content_part.done",
+                                    "content_index"};
+constexpr PartEvents kReasoningEvents{
+    "response.content_part.added", "response.reasoning_text.delta", "response.reasoning_text.done",
+    "response.content_part.done", "content_index"};
+constexpr PartEvents kSummaryEvents{"response.reasoning_summary_part.added",
+                                    "response.reasoning_summary_text.delta",
+                                    "response.reasoning_summary_text.done",
+                                    "response.reasoning_summary_part.done", "summary_index"};
+
+const PartEvents& EventsFor(const OutputItem& item) {
+  if (item.type == Type::kMessage) return kMessageEvents;
+  return item.summary ? kSummaryEvents : kReasoningEvents;
+}
+
 class ResponsesStreamEncoder final : public EncoderBase {
  public:
   ResponsesStreamEncoder(const ChatRequest& request, const ResponseMeta& meta)
@@ -27,7 +52,10 @@ class ResponsesStreamEncoder final : public EncoderBase {
         summary_(!request.reasoning_summary.empty()) {}
 
   std::string_view KeepAlive() const override { return kSseKeepAlive; }
-  std::string FinalObject() const override { return final_; }
+  std::string FinalObject() const override {
+    auto it = final_event_.find("response");
+    return it == final_event_.end() ? std::string() : Dump(*it);
+  }
 
  protected:
   void OnBegin(std::string& out) override {
@@ -80,10 +108,9 @@ class ResponsesStreamEncoder final : public EncoderBase {
     const bool cut = completion.reason == parse::FinishReason::kLength;
     response["status"] = cut ? "incomplete" : "completed";
     if (cut) response["incomplete_details"] = {{"reason", "max_output_tokens"}};
-    final_ = Dump(response);
-    Json event = Head(cut ? "response.incomplete" : "response.completed");
-    event["response"] = std::move(response);
-    Emit(event, out);
+    final_event_ = Head(cut ? "response.incomplete" : "response.completed");
+    final_event_["response"] = std::move(response);
+    Emit(final_event_, out);
   }
 
   void OnFail(const Error& error, std::string& out) override {
@@ -126,7 +153,11 @@ class ResponsesStreamEncoder final : public EncoderBase {
     scratch_ += R"(","sequence_number":)" + std::to_string(sequence_++) + R"(,"item_id":)";
     AppendJsonString(scratch_, Open().id);
     scratch_ += R"(,"output_index":)" + std::to_string(open_);
-    if (text_part) scratch_ += Open().summary ? R"(,"summary_index":0)" : R"(,"content_index":0)";
+    if (text_part) {
+      scratch_ += R"(,")";
+      scratch_ += EventsFor(Open()).index_key;
+      scratch_ += R"(":0)";
+    }
     scratch_ += R"(,"delta":)";
     AppendJsonString(scratch_, delta);
     if (type == "response.output_text.delta") scratch_ += R"(,"logprobs":[])";
@@ -143,12 +174,11 @@ class ResponsesStreamEncoder final : public EncoderBase {
     added["item"] = ItemJson(Open(), /*with_parts=*/false);
     Emit(added, out);
     if (Open().type == Type::kFunctionCall) return;
-    const bool summary = Open().summary;
-    Json part =
-        Head(summary ? "response.reasoning_summary_part.added" : "response.content_part.added");
+    const PartEvents& events = EventsFor(Open());
+    Json part = Head(events.part_added);
     part["item_id"] = Open().id;
     part["output_index"] = open_;
-    part[summary ? "summary_index" : "content_index"] = 0;
+    part[events.index_key] = 0;
     part["part"] = PartJson(Open(), "");
     Emit(part, out);
   }
@@ -165,10 +195,7 @@ class ResponsesStreamEncoder final : public EncoderBase {
       OpenItem(std::move(item), out);
     }
     Open().text += text;
-    DeltaEvent(!reasoning ? "response.output_text.delta"
-               : summary_ ? "response.reasoning_summary_text.delta"
-                          : "response.reasoning_text.delta",
-               text, true, out);
+    DeltaEvent(EventsFor(Open()).delta, text, true, out);
   }
 
   void BeginCall(const parse::Event& event, std::string& out) {
@@ -197,21 +224,18 @@ class ResponsesStreamEncoder final : public EncoderBase {
       }
     } else {
       const bool reasoning = item.type == Type::kReasoning;
-      const char* index_key = item.summary ? "summary_index" : "content_index";
-      Json text_done = Head(item.summary ? "response.reasoning_summary_text.done"
-                            : reasoning  ? "response.reasoning_text.done"
-                                         : "response.output_text.done");
+      const PartEvents& events = EventsFor(item);
+      Json text_done = Head(events.text_done);
       text_done["item_id"] = item.id;
       text_done["output_index"] = open_;
-      text_done[index_key] = 0;
+      text_done[events.index_key] = 0;
       text_done["text"] = item.text;
       if (!reasoning) text_done["logprobs"] = Json::array();
       Emit(text_done, out);
-      Json part_done = Head(item.summary ? "response.reasoning_summary_part.done"
-                                         : "response.content_part.done");
+      Json part_done = Head(events.part_done);
       part_done["item_id"] = item.id;
       part_done["output_index"] = open_;
-      part_done[index_key] = 0;
+      part_done[events.index_key] = 0;
       part_done["part"] = PartJson(item, item.text);
       Emit(part_done, out);
     }
@@ -240,8 +264,8 @@ class ResponsesStreamEncoder final : public EncoderBase {
   CallSlots slots_;  // canonical call index → output_index
   HeldText held_;
   std::string scratch_;
-  std::string final_;  // the terminal Response, once ended
-  bool summary_;       // reasoning is reported as a summary
+  Json final_event_;  // response.completed / .incomplete, once ended (FinalObject reads it)
+  bool summary_;      // reasoning is reported as a summary
 };
 
 }  // namespace

@@ -83,15 +83,18 @@ struct ResponseStore::Impl {
   }
 };
 
-ResponseStore::ResponseStore(ResponseStoreOptions options)
-    : impl_(std::make_unique<Impl>()), enabled_(options.max_bytes > 0) {
+ResponseStore::ResponseStore(ResponseStoreOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->options = std::move(options);
+}
+
+bool ResponseStore::enabled() const {
+  return impl_->options.max_bytes > 0;
 }
 
 ResponseStore::~ResponseStore() = default;
 
 bool ResponseStore::Put(StoredResponse response) {
-  if (!enabled_) return false;
+  if (!enabled()) return false;
   const Json body = Json::parse(response.response_json, nullptr, /*allow_exceptions=*/false);
   const Json input = Json::parse(response.input_json, nullptr, /*allow_exceptions=*/false);
   if (!body.is_object() || !body.contains("output")) return false;

@@ -2,12 +2,12 @@
 // tree per run, a child process with a hard time limit, and the expected values read from the
 // mock scripts themselves so that a script and its test cannot drift apart.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { scriptsDir } from './server.mjs';
+export { scriptedTurn } from './server.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const nodeModules = path.join(here, '..', 'node_modules');
@@ -67,16 +67,4 @@ export function transcript(r) {
 // Parses stdout made of JSON lines (stream-json, codex exec --json).
 export function jsonLines(stdout) {
   return stdout.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
-}
-
-// Turn `index` (0-based) of the mock script `model`, split the way the configured parsers
-// (qwen3 reasoning, hermes tools) split it: the reasoning, the visible text and the tool calls.
-export function scriptedTurn(model, index) {
-  const turns = readFileSync(path.join(scriptsDir, `${model}.txt`), 'utf8').split(/\n--- next turn ---\n/);
-  if (index >= turns.length) throw new Error(`${model}.txt has no turn ${index + 1}`);
-  const raw = turns[index];
-  const think = raw.match(/<think>([\s\S]*?)<\/think>/);
-  const toolCalls = [...raw.matchAll(/<tool_call>([\s\S]*?)<\/tool_call>/g)].map((m) => JSON.parse(m[1]));
-  const text = raw.replace(/<think>[\s\S]*?<\/think>/, '').replace(/<tool_call>[\s\S]*?<\/tool_call>/g, '').trim();
-  return { reasoning: think ? think[1].trim() : null, text, toolCalls };
 }

@@ -1,5 +1,6 @@
 // Starts `crux serve --engine mock` on a free port and stops it; shared by the e2e tests.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,3 +73,28 @@ export const timeTool = {
     parameters: { type: 'object', properties: { timezone: { type: 'string' } }, required: ['timezone'] },
   },
 };
+
+// Turn `index` (0-based) of the mock script `model`, split the way the configured parsers
+// (qwen3 reasoning, hermes tools) split it: the reasoning, the visible text and the tool calls.
+export function scriptedTurn(model, index) {
+  const turns = readFileSync(path.join(scriptsDir, `${model}.txt`), 'utf8').split(/\n--- next turn ---\n/);
+  if (index >= turns.length) throw new Error(`${model}.txt has no turn ${index + 1}`);
+  const raw = turns[index];
+  const think = raw.match(/<think>([\s\S]*?)<\/think>/);
+  const toolCalls = [...raw.matchAll(/<tool_call>([\s\S]*?)<\/tool_call>/g)].map((m) => JSON.parse(m[1]));
+  const text = raw.replace(/<think>[\s\S]*?<\/think>/, '').replace(/<tool_call>[\s\S]*?<\/tool_call>/g, '').trim();
+  return { reasoning: think ? think[1].trim() : null, text, toolCalls };
+}
+
+// The texts the framework suites (ai-sdk, langchain) expect, from the scripts they use: the
+// greeting with its reasoning, the weather call's reasoning, and the two turns of a chat.
+export function frameworkTexts() {
+  const hello = scriptedTurn('reasoning', 0);
+  return {
+    HELLO: hello.text,
+    HELLO_REASONING: hello.reasoning,
+    WEATHER_REASONING: scriptedTurn('weather', 0).reasoning,
+    TURN_1: scriptedTurn('fw-two-turns', 0).text,
+    TURN_2: scriptedTurn('fw-two-turns', 1).text,
+  };
+}

@@ -91,3 +91,37 @@ TEST(ProtocolErrors, InvalidUtf8InMessagesIsReplaced) {
 
 }  // namespace
 }  // namespace crux::protocol
+
+namespace crux::protocol {
+namespace {
+
+// The rejections clients recognise by their words, in each vendor's wording and shape.
+TEST(ProtocolErrors, VendorWordingForModelsKeysAndStoredResponses) {
+  HttpError e =
+      EncodeError(Api::kChatCompletions, UnknownModelError(Api::kChatCompletions, "x", "a, b"));
+  EXPECT_EQ(e.status, 404);
+  EXPECT_EQ(
+      e.body,
+      R"({"error":{"message":"The model `x` does not exist or you do not have access to it. Available: a, b","type":"invalid_request_error","param":"model","code":"model_not_found"}})");
+  e = EncodeError(Api::kAnthropicMessages, UnknownModelError(Api::kAnthropicMessages, "x", ""));
+  EXPECT_EQ(
+      e.body,
+      R"j({"type":"error","error":{"type":"not_found_error","message":"model: x (available: none)"}})j");
+  e = EncodeError(Api::kResponses, UnauthorizedError(Api::kResponses, true));
+  EXPECT_EQ(e.status, 401);
+  EXPECT_EQ(
+      e.body,
+      R"({"error":{"message":"Incorrect API key provided.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}})");
+  e = EncodeError(Api::kAnthropicMessages, UnauthorizedError(Api::kAnthropicMessages, false));
+  EXPECT_EQ(
+      e.body,
+      R"({"type":"error","error":{"type":"authentication_error","message":"x-api-key header is required"}})");
+  e = EncodeError(Api::kResponses, ResponseNotFoundError("resp_1"));
+  EXPECT_EQ(e.status, 404);
+  EXPECT_EQ(Json::parse(e.body)["error"]["code"], "response_not_found");
+  EXPECT_EQ(EncodeDeletedResponse("resp_1"),
+            R"({"id":"resp_1","object":"response","deleted":true})");
+}
+
+}  // namespace
+}  // namespace crux::protocol
