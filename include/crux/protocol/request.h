@@ -91,7 +91,8 @@ struct ChatRequest {
   std::string text_format_json;   // the request's `text` object, echoed (Responses)
   std::string tool_choice_json;   // the request's tool_choice as given, echoed (Responses)
   std::string tools_json = "[]";  // the request's tools as given, echoed (Responses)
-  // Responses: the input items as a JSON array, item references resolved (kept by the store).
+  // Responses: the input items as a JSON array, item references resolved, for the store ("[]"
+  // when the response is not stored).
   std::string input_items_json = "[]";
 };
 

@@ -105,10 +105,11 @@ Status ReadReasoning(const Json& item, const std::string& path, MessageBuilder& 
 }
 
 // Reads the input items into the conversation, resolving item references from the store,
-// and keeps the resolved items for the store.
+// and, when the response will be stored (`keep`), collects the resolved items for the store.
 class InputReader {
  public:
-  InputReader(MessageBuilder& builder, ResponseStore* store) : builder_(builder), store_(store) {}
+  InputReader(MessageBuilder& builder, ResponseStore* store, bool keep)
+      : builder_(builder), store_(store), keep_(keep) {}
 
   Status Read(const Json& item, const std::string& path) {
     if (!item.is_object()) return MustBe(path, "an object");
@@ -118,7 +119,7 @@ class InputReader {
       type = "item_reference";  // `type` is optional on a reference
     }
     if (type == "item_reference") return ReadReference(item, path);
-    resolved_.push_back(item);
+    if (keep_) resolved_.push_back(item);
     return ReadItem(item, type, path);
   }
 
@@ -156,7 +157,7 @@ class InputReader {
     std::string type;
     CRUX_PROTO_TRY(ReadString(item, "type", path + ".type", type));
     CRUX_PROTO_TRY(ReadItem(item, type, path));
-    if (keep) resolved_.push_back(std::move(item));
+    if (keep && keep_) resolved_.push_back(std::move(item));
     return Status();
   }
 
@@ -175,12 +176,13 @@ class InputReader {
 
   MessageBuilder& builder_;
   ResponseStore* store_;
+  bool keep_;
   Json resolved_ = Json::array();
 };
 
 Status ReadInput(const Json& body, ResponseStore* store, MessageBuilder& builder,
                  ChatRequest& request) {
-  InputReader reader(builder, store);
+  InputReader reader(builder, store, request.store);
   std::optional<std::string> previous;
   CRUX_PROTO_TRY(
       internal::ReadOptString(body, "previous_response_id", "previous_response_id", previous));
@@ -274,11 +276,12 @@ Expected<ChatRequest> DecodeResponses(std::string_view body_text, ResponseStore*
   CRUX_PROTO_TRY(ReadString(*body, "instructions", "instructions", request.instructions));
   MessageBuilder builder;
   builder.AddSystem(request.instructions);
+  // Options first: whether the response is stored decides whether the input is kept.
+  CRUX_PROTO_TRY(ReadOptions(*body, store, request));
   CRUX_PROTO_TRY(ReadInput(*body, store, builder, request));
   request.messages = builder.Take();
   CRUX_PROTO_TRY(internal::ReadTools(*body, kTools, request));
   CRUX_PROTO_TRY(internal::ReadOpenAiToolChoice(*body, internal::NamedChoice::kTopLevel, request));
-  CRUX_PROTO_TRY(ReadOptions(*body, store, request));
   CRUX_PROTO_TRY(internal::CheckToolChoice(request, "required"));
   return request;
 }

@@ -268,6 +268,19 @@ TEST_F(ResponsesWithStore, UnknownIdsAreNotFoundNeverIgnored) {
   EXPECT_EQ(r.error().code(), ErrorCode::kInvalidArgument);
 }
 
+TEST_F(ResponsesWithStore, KeepsTheInputOnlyWhenTheResponseIsStored) {
+  auto r = DecodeResponses(R"({"model":"m","input":"Hello"})", &store_);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  EXPECT_EQ(
+      r->input_items_json,
+      R"([{"type":"message","role":"user","content":[{"type":"input_text","text":"Hello"}]}])");
+  r = DecodeResponses(
+      R"({"model":"m","input":[{"type":"item_reference","id":"msg_1"}],"store":false})", &store_);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  EXPECT_EQ(r->messages.size(), 1u) << "references resolve with store false too";
+  EXPECT_EQ(r->input_items_json, "[]");
+}
+
 TEST_F(ResponsesWithStore, PreviousResponseIdAloneNeedsNoInput) {
   auto r = DecodeResponses(R"({"model":"m","previous_response_id":"resp_1"})", &store_);
   ASSERT_TRUE(r.ok()) << r.error().message();
