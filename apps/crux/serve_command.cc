@@ -55,6 +55,15 @@ int RunServe(ServeFlags& flags) {
   }
 
   if (flags.response_store_ttl_s <= 0) return Fail("--response-store-ttl must be positive");
+  for (const auto& [name, value] :
+       {std::pair<const char*, double>{"--request-timeout", flags.server.request_timeout_s},
+        {"--write-timeout", flags.server.write_timeout_s},
+        {"--idle-timeout", flags.server.idle_timeout_s},
+        {"--keepalive-interval", flags.server.keepalive_s}}) {
+    if (!(value > 0)) return Fail(std::string(name) + " must be positive");
+  }
+  if (flags.server.drain_timeout_s < 0) return Fail("--drain-timeout must not be negative");
+  if (flags.server.max_connections < 0) return Fail("--max-connections must not be negative");
   if (flags.response_store_bytes > 0) {
     protocol::ResponseStoreOptions store;
     store.max_bytes = flags.response_store_bytes;
@@ -133,6 +142,34 @@ void AddServeCommand(CLI::App& app, std::function<int()>& run) {
                   "Seconds of stream idleness before an SSE keep-alive")
       ->capture_default_str();
   cmd->add_option("--threads", s.io_threads, "HTTP I/O threads")->capture_default_str();
+  cmd->add_option("--max-buffered-bytes", s.max_buffered_bytes,
+                  "Output that may wait for a client that is not reading (per connection); "
+                  "beyond it the client is cut and its generation cancelled (0: unlimited)")
+      ->capture_default_str();
+  cmd->add_option("--write-timeout", s.write_timeout_s,
+                  "Seconds a client may take no bytes of its response before it is cut")
+      ->capture_default_str();
+  cmd->add_option("--max-connections", s.max_connections,
+                  "Open connections at most; at the cap the longest-idle one is closed, or the "
+                  "new one answered 503 (0: the open-file limit minus 64)")
+      ->capture_default_str();
+  cmd->add_option("--idle-timeout", s.idle_timeout_s,
+                  "Seconds a connection may wait with no request in progress (between requests, "
+                  "or while its request header arrives)")
+      ->capture_default_str();
+  cmd->add_option("--drain-timeout", s.drain_timeout_s,
+                  "On SIGTERM/SIGINT: seconds in-flight requests get to finish before their "
+                  "streams end with a shutdown error (a second signal exits at once)")
+      ->capture_default_str();
+  cmd->add_option("--allowed-hosts", s.allowed_hosts,
+                  "Comma-separated host names accepted in Host and Origin besides the loopback "
+                  "names (when bound to loopback); '*' any, '.example.com' subdomains. Bound "
+                  "elsewhere, any host unless this is given")
+      ->delimiter(',');
+  cmd->add_option("--cors-origins", s.cors_origins,
+                  "Comma-separated origins (http://app.example:3000) that get CORS headers; '*' "
+                  "any (default: none)")
+      ->delimiter(',');
   cmd->add_option("--response-store-bytes", flags->response_store_bytes,
                   "Responses API: memory for stored responses (previous_response_id, "
                   "item_reference, GET/DELETE /v1/responses/{id}); oldest evicted first; 0: "

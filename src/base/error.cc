@@ -5,9 +5,10 @@
 namespace crux {
 
 std::string_view ErrorCodeName(ErrorCode code) {
-  static constexpr std::array<std::string_view, 10> kNames = {
-      "invalid_argument", "not_found", "parse_error",     "io_error",    "unsupported",
-      "limit_exceeded",   "cancelled", "unauthenticated", "unavailable", "internal"};
+  static constexpr std::array<std::string_view, 11> kNames = {
+      "invalid_argument", "not_found",      "parse_error", "io_error",
+      "unsupported",      "limit_exceeded", "cancelled",   "unauthenticated",
+      "unavailable",      "internal",       "timeout"};
   return kNames[static_cast<size_t>(code)];
 }
 

@@ -119,8 +119,9 @@ class MockEngine final : public Engine {
     return nullptr;
   }
 
-  // Advances one generation by one token; returns false when it finished.
-  static bool Step(MockState& s) {
+  // Advances one generation by one token, unless its sink is not accepting output (then
+  // `paused` is set); returns false when it finished.
+  static bool Step(MockState& s, bool& paused) {
     GenerationUpdate u;
     u.prompt_tokens = s.prompt_tokens;
     if (s.cancelled.load(std::memory_order_relaxed)) {
@@ -128,6 +129,10 @@ class MockEngine final : public Engine {
       u.reason = StopReason::kCancelled;
       s.sink->OnUpdate(std::move(u));
       return false;
+    }
+    if (!s.sink->Accepting()) {
+      paused = true;
+      return true;
     }
     if (s.offset >= s.script.size()) {
       s.stops.Finish(u.text);
@@ -178,9 +183,19 @@ class MockEngine final : public Engine {
                             std::chrono::duration<double>(1.0 / options_.tokens_per_second)),
             Clock::now() - std::chrono::milliseconds(100));
       }
+      size_t paused = 0;
       active.erase(std::remove_if(active.begin(), active.end(),
-                                  [](const std::shared_ptr<MockState>& s) { return !Step(*s); }),
+                                  [&](const std::shared_ptr<MockState>& s) {
+                                    bool skipped = false;
+                                    const bool more = Step(*s, skipped);
+                                    paused += skipped;
+                                    return !more;
+                                  }),
                    active.end());
+      // Every generation waits for its client: poll again shortly instead of spinning.
+      if (!active.empty() && paused == active.size()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
       if (stopping_ && active.empty()) {
         std::lock_guard<std::mutex> lock(mutex_);
         if (incoming_.empty()) return;

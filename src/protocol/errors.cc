@@ -41,6 +41,8 @@ std::string_view AnthropicErrorType(int status) {
     case 503:
     case 529:
       return "overloaded_error";
+    case 504:
+      return "timeout_error";
     default:
       return status >= 400 && status < 499 ? "invalid_request_error" : "api_error";
   }
@@ -80,6 +82,8 @@ Json OpenAiErrorObject(int status, std::string_view message, std::string_view pa
     error["code"] = "invalid_api_key";
   } else if (status == 429) {
     error["code"] = "rate_limit_exceeded";
+  } else if (status == 504) {
+    error["code"] = "timeout";
   } else {
     error["code"] = nullptr;
   }
@@ -104,6 +108,8 @@ int HttpStatusFor(ErrorCode code) {
       return 499;
     case ErrorCode::kUnavailable:
       return 503;
+    case ErrorCode::kTimeout:
+      return 504;
     case ErrorCode::kIo:
     case ErrorCode::kInternal:
       return 500;

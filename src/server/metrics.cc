@@ -67,9 +67,22 @@ std::string Metrics::Render() const {
   out += "# HELP crux_generation_tokens_total Tokens generated.\n";
   out += "# TYPE crux_generation_tokens_total counter\n";
   out += "crux_generation_tokens_total " + std::to_string(completion_tokens_.load()) + "\n";
-  out += "# HELP crux_cancelled_total Generations cancelled (client gone or deadline).\n";
+  out +=
+      "# HELP crux_cancelled_total Generations cancelled (client gone, client cut, deadline or "
+      "shutdown).\n";
   out += "# TYPE crux_cancelled_total counter\n";
   out += "crux_cancelled_total " + std::to_string(cancelled_.load()) + "\n";
+  out +=
+      "# HELP crux_clients_cut_total Clients cut for not reading (--write-timeout or "
+      "--max-buffered-bytes).\n";
+  out += "# TYPE crux_clients_cut_total counter\n";
+  out += "crux_clients_cut_total " + std::to_string(clients_cut_.load()) + "\n";
+  out += "# HELP crux_open_connections Client connections open.\n";
+  out += "# TYPE crux_open_connections gauge\n";
+  out += "crux_open_connections " + std::to_string(open_connections_.load()) + "\n";
+  out += "# HELP crux_connections_refused_total Connections answered 503 at --max-connections.\n";
+  out += "# TYPE crux_connections_refused_total counter\n";
+  out += "crux_connections_refused_total " + std::to_string(connections_refused_.load()) + "\n";
   out += "# HELP crux_active_streams Streaming responses in progress.\n";
   out += "# TYPE crux_active_streams gauge\n";
   out += "crux_active_streams " + std::to_string(active_streams_.load()) + "\n";

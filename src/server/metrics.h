@@ -40,6 +40,10 @@ class Metrics {
   void GenerationEnded() { --active_generations_; }
   int active_generations() const { return active_generations_.load(); }
   void Cancelled() { ++cancelled_; }
+  void ClientCut() { ++clients_cut_; }
+  void ConnectionOpened() { ++open_connections_; }
+  void ConnectionClosed() { --open_connections_; }
+  void ConnectionRefused() { ++connections_refused_; }
 
   std::string Render() const;
 
@@ -49,6 +53,9 @@ class Metrics {
   std::atomic<uint64_t> prompt_tokens_{0};
   std::atomic<uint64_t> completion_tokens_{0};
   std::atomic<uint64_t> cancelled_{0};
+  std::atomic<uint64_t> clients_cut_{0};
+  std::atomic<uint64_t> connections_refused_{0};
+  std::atomic<int64_t> open_connections_{0};
   std::atomic<int64_t> active_streams_{0};
   std::atomic<int> active_generations_{0};
   Histogram duration_;

@@ -1,14 +1,21 @@
 #include "crux/server/server.h"
 
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <cerrno>
+#include <cstdlib>
 #include <thread>
 #include <vector>
 
@@ -18,28 +25,160 @@ namespace crux::server {
 
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr auto kAwait = net::as_tuple(net::use_awaitable);
+
+// Descriptors kept for everything that is not a client connection (model files, logs, the
+// engine, MCP peers) when the connection cap is derived from the open-file limit.
+constexpr rlim_t kReservedDescriptors = 64;
+// Sessions that only answer 503 at the cap; beyond them a connection is closed unanswered.
+constexpr int kMaxRefusing = 64;
+
+// The answer to a connection accepted with the spare descriptor when descriptors ran out: no
+// request has been read, so its shape suits the OpenAI and Anthropic SDKs alike.
+constexpr std::string_view kOutOfDescriptors =
+    "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n"
+    "x-should-retry: true\r\nConnection: close\r\nContent-Length: 132\r\n\r\n"
+    R"({"type":"error","error":{"type":"overloaded_error","message":"the server has no file descriptors left; retry shortly","code":null}})";
+
+bool OutOfDescriptors(const boost::system::error_code& ec) {
+  return ec == net::error::no_descriptors || ec.value() == ENFILE || ec.value() == ENOBUFS ||
+         ec.value() == ENOMEM;
+}
+
+// Raises the soft open-file limit to the hard one; returns the soft limit in force.
+rlim_t RaiseDescriptorLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return 1024;
+  if (limit.rlim_cur < limit.rlim_max) {
+    rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max == RLIM_INFINITY ? 1u << 20 : limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+  }
+  return limit.rlim_cur;
+}
+
+}  // namespace
 
 struct Server::Impl {
   ServerState state;
   net::io_context ioc;
-  tcp::acceptor acceptor{ioc};
-  net::signal_set signals{ioc, SIGINT, SIGTERM};
+  // The acceptor, the signals and the shutdown run on one strand.
+  net::strand<net::io_context::executor_type> strand = net::make_strand(ioc);
+  tcp::acceptor acceptor{strand};
+  net::signal_set signals{strand, SIGINT, SIGTERM};
   int port = 0;
+  int spare_fd = -1;  // closed to accept one connection when descriptors run out
+  bool stopping = false;
+  std::atomic<int> refusing{0};
 
   net::awaitable<void> Accept() {
+    net::steady_timer backoff_timer(strand);
+    auto backoff = std::chrono::milliseconds(0);
     for (;;) {
       // Each connection gets its own strand, used by the socket and by every coroutine of its
       // session (the request, the disconnect watch, the wake-ups from engine threads).
-      auto [ec, socket] =
-          co_await acceptor.async_accept(net::make_strand(ioc), net::as_tuple(net::use_awaitable));
+      auto [ec, socket] = co_await acceptor.async_accept(net::make_strand(ioc), kAwait);
+      if (ec == net::error::operation_aborted || !acceptor.is_open()) co_return;
       if (ec) {
-        if (ec == net::error::operation_aborted) co_return;
-        continue;  // e.g. too many open files: keep serving the others
+        // Never spin: wait before the next accept, longer while the failures go on.
+        backoff =
+            std::clamp(backoff * 2, std::chrono::milliseconds(5), std::chrono::milliseconds(1000));
+        if (OutOfDescriptors(ec)) {
+          if (!state.connections.EvictOldestIdle()) RefuseWithSpare();
+        }
+        spdlog::warn("accept failed: {}; retrying in {} ms", ec.message(), backoff.count());
+        backoff_timer.expires_after(backoff);
+        co_await backoff_timer.async_wait(kAwait);
+        continue;
       }
-      socket.set_option(tcp::no_delay(true));
+      backoff = std::chrono::milliseconds(0);
+      boost::system::error_code opt_ec;
+      socket.set_option(tcp::no_delay(true), opt_ec);
       auto executor = socket.get_executor();
-      net::co_spawn(executor, RunSession(std::move(socket), state), net::detached);
+      if (state.connections.size() >= state.max_connections &&
+          !state.connections.EvictOldestIdle()) {
+        state.metrics.ConnectionRefused();
+        if (refusing.load() >= kMaxRefusing) continue;  // closed by the socket's destructor
+        ++refusing;
+        net::co_spawn(executor, RunSession(std::move(socket), state, nullptr, SessionMode::kRefuse),
+                      [this](std::exception_ptr) { --refusing; });
+        continue;
+      }
+      auto connection = state.connections.Add(executor);
+      net::co_spawn(
+          executor,
+          RunSession(std::move(socket), state, std::move(connection), SessionMode::kServe),
+          net::detached);
     }
+  }
+
+  // Out of descriptors with no idle connection to close: frees the spare descriptor to
+  // accept one waiting connection, answers it 503 and closes it, so that clients are told
+  // rather than left waiting in the backlog.
+  void RefuseWithSpare() {
+    if (spare_fd < 0) return;
+    ::close(spare_fd);
+    const int fd = ::accept4(acceptor.native_handle(), nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd >= 0) {
+      state.metrics.ConnectionRefused();
+      ::send(fd, kOutOfDescriptors.data(), kOutOfDescriptors.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      ::shutdown(fd, SHUT_WR);
+      ::close(fd);
+    }
+    spare_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  }
+
+  void WaitForSignal() {
+    signals.async_wait([this](const boost::system::error_code& ec, int signo) {
+      if (ec) return;
+      if (stopping) {
+        spdlog::warn("second signal ({}): exiting now", signo);
+        std::_Exit(128 + signo);
+      }
+      spdlog::info("signal {}: shutting down (a second signal exits at once)", signo);
+      BeginShutdown();
+      WaitForSignal();
+    });
+  }
+
+  // On the io_context: stop accepting, close idle connections, let the others finish.
+  void BeginShutdown() {
+    if (stopping) return;
+    stopping = true;
+    state.draining.store(true);
+    boost::system::error_code ec;
+    acceptor.close(ec);
+    state.connections.SignalAll(ConnectionSignal::kDrain);
+    net::co_spawn(strand, Drain(), net::detached);
+  }
+
+  net::awaitable<void> Drain() {
+    const auto start = Clock::now();
+    const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
+                                      std::chrono::duration<double>(state.config.drain_timeout_s));
+    net::steady_timer tick(strand);
+    auto wait_until = [&](Clock::time_point until) -> net::awaitable<void> {
+      while (state.connections.size() > 0 && Clock::now() < until) {
+        tick.expires_after(std::chrono::milliseconds(10));
+        co_await tick.async_wait(kAwait);
+      }
+    };
+    co_await wait_until(deadline);
+    if (const size_t open = state.connections.size(); open > 0) {
+      spdlog::warn("drain timeout: ending {} open connection(s) with a shutdown error", open);
+      state.connections.SignalAll(ConnectionSignal::kAbort);
+      // Time to write the terminal events; a client that does not read them is not waited for.
+      co_await wait_until(Clock::now() + std::chrono::seconds(2));
+    }
+    spdlog::info("stopped after a {:.3f} s drain",
+                 std::chrono::duration<double>(Clock::now() - start).count());
+    boost::system::error_code ec;
+    signals.cancel(ec);
+    ioc.stop();
   }
 };
 
@@ -52,29 +191,42 @@ Server::Server(ServerConfig config, engine::Engine& engine) : impl_(std::make_un
     }
     impl_->state.models.push_back(std::move(m));
   }
+  const ServerConfig& c = impl_->state.config;
+  impl_->state.hosts = HostPolicy::For(c.host, c.allowed_hosts, c.cors_origins);
 }
 
-Server::~Server() = default;
+Server::~Server() {
+  if (impl_->spare_fd >= 0) ::close(impl_->spare_fd);
+}
 
 Status Server::Listen() {
+  ServerConfig& config = impl_->state.config;
   boost::system::error_code ec;
-  const auto address = net::ip::make_address(impl_->state.config.host, ec);
+  const auto address = net::ip::make_address(config.host, ec);
   if (ec) {
     return Error(ErrorCode::kInvalidArgument,
-                 "--host " + impl_->state.config.host + " is not an IP address: " + ec.message());
+                 "--host " + config.host + " is not an IP address: " + ec.message());
   }
-  const tcp::endpoint endpoint(address, static_cast<unsigned short>(impl_->state.config.port));
+  const rlim_t files = RaiseDescriptorLimit();
+  impl_->state.max_connections =
+      config.max_connections > 0
+          ? static_cast<size_t>(config.max_connections)
+          : static_cast<size_t>(files > kReservedDescriptors + 16 ? files - kReservedDescriptors
+                                                                  : 16);
+  const tcp::endpoint endpoint(address, static_cast<unsigned short>(config.port));
   auto& acc = impl_->acceptor;
   acc.open(endpoint.protocol(), ec);
   if (!ec) acc.set_option(net::socket_base::reuse_address(true), ec);
   if (!ec) acc.bind(endpoint, ec);
   if (!ec) acc.listen(net::socket_base::max_listen_connections, ec);
   if (ec) {
-    return Error(ErrorCode::kIo, "cannot listen on " + impl_->state.config.host + ":" +
-                                     std::to_string(impl_->state.config.port) + ": " +
-                                     ec.message());
+    return Error(ErrorCode::kIo, "cannot listen on " + config.host + ":" +
+                                     std::to_string(config.port) + ": " + ec.message());
   }
   impl_->port = acc.local_endpoint().port();
+  impl_->spare_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  spdlog::info("at most {} connections; Host allowed: {}", impl_->state.max_connections,
+               impl_->state.hosts.Describe());
   return {};
 }
 
@@ -84,10 +236,8 @@ int Server::port() const {
 
 void Server::Run() {
   auto& impl = *impl_;
-  impl.signals.async_wait([this](const boost::system::error_code& ec, int) {
-    if (!ec) Stop();
-  });
-  net::co_spawn(impl.ioc, impl.Accept(), net::detached);
+  impl.WaitForSignal();
+  net::co_spawn(impl.strand, impl.Accept(), net::detached);
   const int threads = std::max(1, impl.state.config.io_threads);
   std::vector<std::thread> pool;
   for (int i = 1; i < threads; ++i)
@@ -98,12 +248,7 @@ void Server::Run() {
 }
 
 void Server::Stop() {
-  net::post(impl_->ioc, [impl = impl_.get()] {
-    boost::system::error_code ec;
-    impl->acceptor.close(ec);
-    impl->signals.cancel(ec);
-    impl->ioc.stop();
-  });
+  net::post(impl_->strand, [impl = impl_.get()] { impl->BeginShutdown(); });
 }
 
 }  // namespace crux::server

@@ -1,26 +1,27 @@
-// HTTP session: request parsing, routing, authentication, limits, and the JSON / SSE
-// responses. Each session runs on its own strand; engine updates reach it through
-// UpdateQueue, which wakes the session's coroutine from the engine thread.
+// HTTP session: request parsing, browser protection, routing, authentication, limits, and the
+// JSON / SSE responses. Each session runs on its own strand; engine updates reach it through
+// UpdateQueue, which wakes the session's coroutine from the engine thread. Every write goes
+// through Send, which cuts a client that stops taking bytes.
 #include "server/session.h"
 
+#include <malloc.h>
 #include <spdlog/spdlog.h>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <deque>
-#include <mutex>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "crux/pipeline/pipeline.h"
 #include "crux/protocol/codec.h"
+#include "server/routes.h"
+#include "server/update_queue.h"
 
 namespace crux::server {
 namespace {
@@ -32,188 +33,247 @@ using tcp = net::ip::tcp;
 using Clock = std::chrono::steady_clock;
 using Json = nlohmann::ordered_json;
 using Request = http::request<http::string_body>;
+using RequestHeader = http::request_header<>;
 constexpr auto kAwait = net::as_tuple(net::use_awaitable);
+constexpr size_t kHeaderLimit = 64 * 1024;
 
 double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// Engine updates of one generation, handed from the engine thread to the session's strand.
-// The session waits on `timer()`; a push (or Wake) cancels the wait. Both the wake-up and the
-// session's drain-then-wait run on the strand, so no wake-up is lost.
-class UpdateQueue final : public engine::GenerationSink,
-                          public std::enable_shared_from_this<UpdateQueue> {
- public:
-  explicit UpdateQueue(net::any_io_executor strand) : strand_(std::move(strand)), timer_(strand_) {}
+Clock::duration Seconds(double s) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
 
-  void OnUpdate(engine::GenerationUpdate update) override {
-    bool notify = false;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      updates_.push_back(std::move(update));
-      notify = !notified_;
-      notified_ = true;
-    }
-    if (notify) Wake();
-  }
+std::string_view FieldValue(const RequestHeader& header, http::field field) {
+  auto it = header.find(field);
+  return it == header.end() ? std::string_view() : std::string_view(it->value());
+}
 
-  // Wakes the session (from any thread).
-  void Wake() {
-    net::post(strand_, [self = shared_from_this()] { self->timer_.cancel(); });
-  }
+// The serialized start line and fields of a response, up to and including the blank line.
+std::string Head(const http::response_header<>& header) {
+  std::ostringstream os;
+  os << header;
+  return std::move(os).str();
+}
 
-  std::deque<engine::GenerationUpdate> Drain() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    notified_ = false;
-    return std::exchange(updates_, {});
-  }
+// Beast's syntax errors (answered 400), as opposed to a connection that ended or timed out.
+bool IsSyntaxError(const beast::error_code& ec) {
+  if (ec.category() != make_error_code(http::error::bad_method).category()) return false;
+  return ec != http::error::end_of_stream && ec != http::error::partial_message &&
+         ec != http::error::short_read && ec != http::error::need_more &&
+         ec != http::error::stale_parser;
+}
 
-  // Whether updates arrived since the last Drain(). Checked before each wait: the wake-up for
-  // them may have run while the session was not waiting (during a write), and cancelled nothing.
-  bool HasPending() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return notified_;
-  }
-
-  net::steady_timer& timer() { return timer_; }
-
- private:
-  net::any_io_executor strand_;
-  net::steady_timer timer_;
-  std::mutex mutex_;
-  std::deque<engine::GenerationUpdate> updates_;
-  bool notified_ = false;
-};
-
-// Watches the socket while a response is being generated: the client sends nothing after
-// its request, so a completed read means it went away (or pipelined a next request).
+// Watches the socket while a response is being generated: a client sends nothing after its
+// request, so a completed read means it closed its side (end of file: a half-close, which
+// still gets its response), pipelined a next request, or went away (an error).
 struct Watch {
   bool done = false;
   bool gone = false;
+  bool half_closed = false;
   std::string data;  // bytes of a pipelined request, for the next read
 };
 
 class Session {
  public:
-  Session(tcp::socket socket, ServerState& state) : stream_(std::move(socket)), state_(state) {}
+  Session(tcp::socket socket, ServerState& state, std::shared_ptr<Connection> connection,
+          SessionMode mode)
+      : stream_(std::move(socket)), state_(state), conn_(std::move(connection)), mode_(mode) {}
 
   net::awaitable<void> Run() {
-    for (;;) {
-      http::request_parser<http::string_body> parser;
-      parser.body_limit(state_.config.max_body_bytes);
-      parser.header_limit(64 * 1024);
-      stream_.expires_after(std::chrono::seconds(120));
-      auto [ec, n] = co_await http::async_read(stream_, buffer_, parser, kAwait);
-      if (ec == http::error::body_limit) {
-        start_ = Clock::now();
-        method_ = parser.get().method();
-        allow_ = {};
-        co_await WriteJson(http::status::payload_too_large, TooLargeBody(parser.get()), false);
-        break;
-      }
-      if (ec) break;
-      start_ = Clock::now();
-      Request req = parser.release();
-      const bool keep = co_await Handle(req);
-      if (!keep || !req.keep_alive()) break;
+    if (conn_) {
+      state_.metrics.ConnectionOpened();
+      conn_->SetHandler([this](ConnectionSignal signal) { OnSignal(signal); });
     }
-    beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    while (!draining_ && !state_.draining.load()) {
+      if (!co_await Serve()) break;
+    }
+    co_await Close();
+    if (conn_) {
+      conn_->SetHandler(nullptr);
+      state_.connections.Remove(conn_.get());
+      state_.metrics.ConnectionClosed();
+    }
+    if (was_cut_) ReturnFreedMemorySoon(stream_.get_executor(), state_);
+  }
+
+  // The output a cut client left behind is freed, but glibc keeps freed heap for reuse; half
+  // a second after the last cut (once the sessions have ended) it goes back to the system, so
+  // a burst of stalled clients does not leave the process large.
+  static void ReturnFreedMemorySoon(net::any_io_executor executor, ServerState& state) {
+    if (state.trim_pending.exchange(true)) return;
+    net::co_spawn(
+        executor,
+        [&state, executor]() -> net::awaitable<void> {
+          net::steady_timer timer(executor, std::chrono::milliseconds(500));
+          co_await timer.async_wait(kAwait);
+          state.trim_pending.store(false);
+          malloc_trim(0);
+        },
+        net::detached);
   }
 
  private:
-  static protocol::Api ApiForTarget(std::string_view target) {
-    if (target.find("/messages") != std::string_view::npos)
-      return protocol::Api::kAnthropicMessages;
-    if (target.find("/responses") != std::string_view::npos) return protocol::Api::kResponses;
-    return protocol::Api::kChatCompletions;
+  // On the strand: a signal from the server (see ConnectionSignal).
+  void OnSignal(ConnectionSignal signal) {
+    if (signal != ConnectionSignal::kEvict) draining_ = true;
+    if (signal == ConnectionSignal::kAbort) aborting_ = true;
+    if (idle_) {
+      CloseSocket();
+    } else if (signal == ConnectionSignal::kAbort && active_queue_) {
+      active_queue_->timer().cancel();
+    }
   }
 
-  std::string TooLargeBody(const Request& req) {
-    const auto api = ApiForTarget(std::string_view(req.target().data(), req.target().size()));
+  void CloseSocket() {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+    stream_.socket().close(ec);
+  }
+
+  void SetIdle(bool idle) {
+    idle_ = idle;
+    if (conn_) conn_->SetIdle(idle);
+  }
+
+  // Ends the connection. After an answer that left request bytes unread, reads and discards
+  // them for a moment first, so that closing does not reset the connection before the client
+  // has read the answer.
+  net::awaitable<void> Close() {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    if (!linger_ || !stream_.socket().is_open()) co_return;
+    stream_.expires_after(std::chrono::seconds(2));
+    char discard[4096];
+    for (size_t total = 0; total < (1u << 20);) {
+      auto [rec, n] = co_await stream_.async_read_some(net::buffer(discard), kAwait);
+      if (rec) break;
+      total += n;
+    }
+  }
+
+  // Reads and answers one request; false when the connection should close.
+  net::awaitable<bool> Serve() {
+    http::request_parser<http::string_body> parser;
+    parser.body_limit(state_.config.max_body_bytes);
+    parser.header_limit(kHeaderLimit);
+    SetIdle(true);
+    // A connection refused at the cap gets a few seconds to say what it wanted.
+    stream_.expires_after(mode_ == SessionMode::kRefuse
+                              ? std::min(Seconds(5), Seconds(state_.config.idle_timeout_s))
+                              : Seconds(state_.config.idle_timeout_s));
+    auto [ec, n] = co_await http::async_read_header(stream_, buffer_, parser, kAwait);
+    SetIdle(false);
+    start_ = Clock::now();
+    const RequestHeader& header = parser.get().base();
+    version_ = header.version() == 10 ? 10 : 11;
+    method_ = header.method();
+    allow_ = {};
     endpoint_ = Metrics::kOther;
-    return protocol::EncodeError(api, 413,
-                                 "request body is larger than the limit of " +
-                                     std::to_string(state_.config.max_body_bytes) + " bytes")
-        .body;
-  }
-
-  // The resource a target names, with the methods it answers.
-  enum class Resource { kNone, kRoot, kHealth, kMetrics, kModels, kModel, kApi, kStoredResponse };
-
-  struct Route {
-    Resource resource = Resource::kNone;
-    protocol::Api api = protocol::Api::kChatCompletions;  // kApi, kStoredResponse
-    std::string id;                                       // kModel, kStoredResponse
-  };
-
-  static Route RouteFor(std::string_view target) {
-    auto under = [&](std::string_view prefix, std::string& id) {
-      for (std::string_view p : {std::string_view("/v1"), std::string_view("")}) {
-        const std::string full = std::string(p) + std::string(prefix);
-        if (target.size() > full.size() && target.starts_with(full) &&
-            target.substr(full.size()).find('/') == std::string_view::npos) {
-          id = std::string(target.substr(full.size()));
-          return true;
-        }
+    cors_origin_.clear();
+    keep_alive_ = false;
+    if (ec) co_return co_await AnswerReadError(ec, header);
+    keep_alive_ = parser.get().keep_alive();
+    const std::string_view target = Path(header);
+    const protocol::Api api = ApiForTarget(target);
+    if (mode_ == SessionMode::kRefuse) {
+      linger_ = !parser.is_done();
+      co_return co_await WriteError(api, 503,
+                                    "too many open connections (limit " +
+                                        std::to_string(state_.max_connections) + "); retry shortly",
+                                    false);
+    }
+    if (auto refusal = Refuse(header, target)) {
+      linger_ = !parser.is_done();
+      co_return co_await WriteError(api, refusal->first, refusal->second, false);
+    }
+    if (!parser.is_done()) {
+      if (version_ >= 11 &&
+          beast::iequals(FieldValue(header, http::field::expect), "100-continue")) {
+        if (!co_await Send("HTTP/1.1 100 Continue\r\n\r\n")) co_return false;
       }
-      return false;
-    };
-    Route route;
-    if (target == "/") {
-      route.resource = Resource::kRoot;
-    } else if (target == "/health" || target == "/v1/health") {
-      route.resource = Resource::kHealth;
-    } else if (target == "/metrics") {
-      route.resource = Resource::kMetrics;
-    } else if (target == "/v1/models" || target == "/models") {
-      route.resource = Resource::kModels;
-    } else if (target == "/v1/chat/completions" || target == "/chat/completions") {
-      route = {Resource::kApi, protocol::Api::kChatCompletions, ""};
-    } else if (target == "/v1/messages" || target == "/messages") {
-      route = {Resource::kApi, protocol::Api::kAnthropicMessages, ""};
-    } else if (target == "/v1/responses" || target == "/responses") {
-      route = {Resource::kApi, protocol::Api::kResponses, ""};
-    } else if (under("/responses/", route.id)) {
-      route.resource = Resource::kStoredResponse;
-      route.api = protocol::Api::kResponses;
-    } else if (under("/models/", route.id)) {
-      route.resource = Resource::kModel;
+      stream_.expires_after(Seconds(state_.config.request_timeout_s));
+      std::tie(ec, n) = co_await http::async_read(stream_, buffer_, parser, kAwait);
+      if (ec) co_return co_await AnswerReadError(ec, header);
     }
-    return route;
+    stream_.expires_never();
+    Request req = parser.release();
+    const bool keep = co_await Handle(req);
+    co_return keep&& keep_alive_ && !draining_;
   }
 
-  // The methods a resource answers, for `Allow` (HEAD wherever GET is; OPTIONS everywhere).
-  static std::string_view AllowFor(Resource resource) {
-    switch (resource) {
-      case Resource::kApi:
-        return "POST, OPTIONS";
-      case Resource::kStoredResponse:
-        return "GET, HEAD, DELETE, OPTIONS";
-      default:
-        return "GET, HEAD, OPTIONS";
-    }
+  static std::string_view Path(const RequestHeader& header) {
+    std::string_view target(header.target());
+    return target.substr(0, target.find('?'));
   }
 
-  static bool Allows(Resource resource, http::verb method) {
-    switch (resource) {
-      case Resource::kApi:
-        return method == http::verb::post;
-      case Resource::kStoredResponse:
-        return method == http::verb::get || method == http::verb::head ||
-               method == http::verb::delete_;
-      default:
-        return method == http::verb::get || method == http::verb::head;
+  // A request that could not be read: 413 for a body over the limit, 431 for a header over
+  // its limit, 400 for malformed HTTP; a connection that ended or timed out gets nothing.
+  net::awaitable<bool> AnswerReadError(const beast::error_code& ec, const RequestHeader& header) {
+    const protocol::Api api = ApiForTarget(Path(header));
+    linger_ = true;
+    if (ec == http::error::body_limit) {
+      co_return co_await WriteError(api, 413,
+                                    "request body is larger than the limit of " +
+                                        std::to_string(state_.config.max_body_bytes) + " bytes",
+                                    false);
     }
+    if (ec == http::error::header_limit) {
+      co_return co_await WriteError(
+          api, 431, "request header is larger than " + std::to_string(kHeaderLimit) + " bytes",
+          false);
+    }
+    if (IsSyntaxError(ec)) {
+      co_return co_await WriteError(api, 400, "malformed HTTP request: " + ec.message(), false);
+    }
+    linger_ = false;
+    co_return false;
+  }
+
+  // Checks on the header alone, before any body is read: a shutdown in progress, browser
+  // protection (Host, Origin, the JSON media type) and transfer or content codings crux does
+  // not decode. Returns the status and message of the refusal.
+  std::optional<std::pair<int, std::string>> Refuse(const RequestHeader& header,
+                                                    std::string_view target) {
+    using Refusal = std::pair<int, std::string>;
+    if (state_.draining.load()) return Refusal{503, "the server is shutting down"};
+    const size_t hosts = header.count(http::field::host);
+    if (hosts > 1) return Refusal{400, "more than one Host header"};
+    if (hosts == 0 && version_ >= 11) return Refusal{400, "missing Host header (HTTP/1.1)"};
+    if (hosts == 1) {
+      if (auto why = state_.hosts.CheckHost(FieldValue(header, http::field::host))) {
+        return Refusal{403, *why};
+      }
+    }
+    if (auto it = header.find(http::field::origin); it != header.end()) {
+      const std::string_view origin(it->value());
+      if (auto why = state_.hosts.CheckOrigin(origin)) return Refusal{403, *why};
+      if (state_.hosts.CorsAllowed(origin)) cors_origin_ = std::string(origin);
+    }
+    if (auto it = header.find(http::field::transfer_encoding); it != header.end()) {
+      if (!beast::iequals(beast::string_view(it->value()), "chunked")) {
+        return Refusal{501, "Transfer-Encoding '" + std::string(it->value()) +
+                                "' is not supported (only chunked)"};
+      }
+    }
+    if (auto it = header.find(http::field::content_encoding); it != header.end()) {
+      if (!beast::iequals(beast::string_view(it->value()), "identity")) {
+        return Refusal{415, "Content-Encoding '" + std::string(it->value()) +
+                                "' is not supported; send the body uncompressed"};
+      }
+    }
+    if (header.method() == http::verb::post && RouteFor(target).resource == Resource::kApi) {
+      auto it = header.find(http::field::content_type);
+      const auto type =
+          it == header.end() ? std::nullopt : std::optional<std::string_view>(it->value());
+      if (auto why = CheckJsonContentType(type)) return Refusal{415, *why};
+    }
+    return std::nullopt;
   }
 
   net::awaitable<bool> Handle(const Request& req) {
-    std::string_view target(req.target().data(), req.target().size());
-    target = target.substr(0, target.find('?'));
-    version_ = req.version();
-    method_ = req.method();
-    allow_ = {};
-    endpoint_ = Metrics::kOther;
+    const std::string_view target = Path(req.base());
     const Route route = RouteFor(target);
     if (route.resource == Resource::kNone) {
       co_return co_await WriteError(ApiForTarget(target), 404,
@@ -222,6 +282,10 @@ class Session {
     if (route.resource == Resource::kApi) endpoint_ = EndpointFor(route.api);
     allow_ = AllowFor(route.resource);
     if (method_ == http::verb::options) {
+      preflight_headers_.clear();
+      if (auto it = req.find(http::field::access_control_request_headers); it != req.end()) {
+        preflight_headers_ = std::string(it->value());
+      }
       co_return co_await WriteBody(204, "", "text/plain");
     }
     if (!Allows(route.resource, method_)) {
@@ -327,9 +391,14 @@ class Session {
     const std::string& key = state_.config.api_key;
     if (key.empty()) return true;
     if (auto it = req.find(http::field::authorization); it != req.end()) {
+      // The scheme is case-insensitive (RFC 9110 11.1), the separator any run of spaces.
       std::string_view v(it->value().data(), it->value().size());
-      if (v.size() > 7 && (v.substr(0, 7) == "Bearer " || v.substr(0, 7) == "bearer ")) {
-        if (ConstantTimeEquals(v.substr(7), key)) return true;
+      if (v.size() > 7 && beast::iequals(v.substr(0, 6), "bearer") &&
+          (v[6] == ' ' || v[6] == '\t')) {
+        std::string_view token = v.substr(7);
+        while (!token.empty() && (token.front() == ' ' || token.front() == '\t'))
+          token.remove_prefix(1);
+        if (ConstantTimeEquals(token, key)) return true;
       }
     }
     if (auto it = req.find("x-api-key"); it != req.end()) {
@@ -402,33 +471,51 @@ class Session {
           api, 429,
           "too many concurrent requests (limit " + std::to_string(limit) + "); retry shortly");
     }
-    auto queue = std::make_shared<UpdateQueue>(co_await net::this_coro::executor);
+    auto queue = std::make_shared<UpdateQueue>(co_await net::this_coro::executor,
+                                               state_.config.max_buffered_bytes);
     auto submitted = state_.engine->Submit(pipe.generate_request(), queue);
     if (!submitted.ok()) co_return co_await WriteError(api, submitted.error());
     state_.metrics.GenerationStarted();
     std::unique_ptr<engine::Generation> generation = std::move(*submitted);
     generation_open_ = true;
+    active_queue_ = queue;
     bool keep = false;
     if (request.stream) {
       keep = co_await Stream(pipe, *queue, *generation);
     } else {
       keep = co_await Complete(pipe, *queue, *generation, api);
     }
+    active_queue_.reset();
     EndGeneration(pipe);
     co_return keep;
+  }
+
+  Clock::time_point Deadline() const { return start_ + Seconds(state_.config.request_timeout_s); }
+
+  Error TimeoutError() const {
+    return Error(ErrorCode::kTimeout, "the request exceeded its deadline of " +
+                                          std::to_string(state_.config.request_timeout_s) + " s");
+  }
+
+  static Error ShutdownError() {
+    return Error(ErrorCode::kUnavailable,
+                 "the server is shutting down; the request was ended before it finished");
   }
 
   // Starts watching the socket for the client going away.
   std::shared_ptr<Watch> StartWatch(UpdateQueue& queue) {
     auto watch = std::make_shared<Watch>();
-    stream_.expires_never();
     net::co_spawn(
         stream_.get_executor(),
         [this, watch, q = queue.shared_from_this()]() -> net::awaitable<void> {
           char buf[1024];
           auto [ec, n] = co_await stream_.socket().async_read_some(net::buffer(buf), kAwait);
           if (n > 0) watch->data.append(buf, n);
-          if (ec && ec != net::error::operation_aborted) watch->gone = true;
+          if (ec == net::error::eof) {
+            watch->half_closed = true;
+          } else if (ec && ec != net::error::operation_aborted) {
+            watch->gone = true;
+          }
           watch->done = true;
           q->Wake();
         },
@@ -436,7 +523,8 @@ class Session {
     return watch;
   }
 
-  // Ends the watch and keeps any pipelined bytes for the next request.
+  // Ends the watch and keeps any pipelined bytes for the next request. A client that closed
+  // its side sends no next request: the connection closes after this response.
   net::awaitable<void> StopWatch(Watch& watch, UpdateQueue& queue) {
     beast::error_code ec;
     stream_.socket().cancel(ec);
@@ -444,6 +532,7 @@ class Session {
       queue.timer().expires_after(std::chrono::seconds(5));
       co_await queue.timer().async_wait(kAwait);
     }
+    if (watch.half_closed) keep_alive_ = false;
     if (!watch.data.empty()) {
       auto dest = buffer_.prepare(watch.data.size());
       net::buffer_copy(dest, net::buffer(watch.data));
@@ -459,6 +548,13 @@ class Session {
     co_await queue.timer().async_wait(kAwait);
   }
 
+  // How a stream ended, when not by finishing normally.
+  struct StreamEnd {
+    bool cut = false;        // the client stopped reading (write timeout or buffer limit)
+    bool timed_out = false;  // the request deadline passed
+    bool shutdown = false;   // the server's drain timed out
+  };
+
   net::awaitable<bool> Stream(pipeline::RequestPipeline& pipe, UpdateQueue& queue,
                               engine::Generation& generation) {
     state_.metrics.StreamStarted();
@@ -466,63 +562,69 @@ class Session {
     res.set(http::field::content_type, "text/event-stream; charset=utf-8");
     res.set(http::field::cache_control, "no-cache");
     res.set("x-accel-buffering", "no");
-    res.chunked(true);
-    res.keep_alive(true);
-    http::response_serializer<http::empty_body> serializer{res};
-    auto [hec, hn] = co_await http::async_write_header(stream_, serializer, kAwait);
-    if (hec) {
-      generation.Cancel();
-      EndGeneration(pipe);
-      state_.metrics.StreamEnded();
-      co_return false;
-    }
+    // HTTP/1.0 has no chunked coding: the stream is the body, ended by closing.
+    chunked_ = version_ >= 11;
+    res.chunked(chunked_);
+    if (!chunked_) keep_alive_ = false;
+    Decorate(res, 200);
+    if (!chunked_) res.set(http::field::connection, "close");
+    const auto deadline = Deadline();
+    const auto keepalive = Seconds(state_.config.keepalive_s);
+    StreamEnd end;
+    queue.SetOverflowHandler([this] {
+      overflowed_ = true;
+      CloseSocket();
+    });
+    bool ok = co_await Send(Head(res.base()), deadline);
     std::string out;
     pipe.Begin(out);
-    const auto deadline =
-        start_ + std::chrono::duration_cast<Clock::duration>(
-                     std::chrono::duration<double>(state_.config.request_timeout_s));
-    const auto keepalive = std::chrono::duration_cast<Clock::duration>(
-        std::chrono::duration<double>(state_.config.keepalive_s));
     auto watch = StartWatch(queue);
     auto last_write = Clock::now();
-    bool first_output = false, ok = true;
+    bool first_output = false;
     while (ok) {
       for (auto& update : queue.Drain())
         pipe.OnUpdate(update, out);
-      if (!pipe.finished() && Clock::now() >= deadline) {
+      if (queue.overflowed()) break;
+      if (!pipe.finished() && (Clock::now() >= deadline || aborting_)) {
+        (Clock::now() >= deadline ? end.timed_out : end.shutdown) = true;
         generation.Cancel();
-        pipe.Fail(
-            Error(ErrorCode::kLimit, "the request exceeded its deadline of " +
-                                         std::to_string(state_.config.request_timeout_s) + " s"),
-            out);
+        pipe.Fail(end.timed_out ? TimeoutError() : ShutdownError(), out);
       }
       if (!out.empty()) {
         if (!first_output && pipe.produced_output()) {
           first_output = true;
           state_.metrics.FirstByte(SecondsSince(start_));
         }
-        auto [ec, n] =
-            co_await net::async_write(stream_, http::make_chunk(net::buffer(out)), kAwait);
+        const std::string framed = Frame(out);
         out.clear();
+        if (out.capacity() > (256u << 10)) std::string().swap(out);  // a burst's buffer
+        queue.Hold(framed.size());
+        // The terminal event of a failed stream gets a write timeout of its own.
+        ok = co_await Send(framed, pipe.finished() ? Clock::time_point::max() : deadline);
+        queue.Hold(0);
         last_write = Clock::now();
-        if (ec) ok = false;
       }
-      if (pipe.finished() || watch->gone || !ok) break;
+      if (!ok || pipe.finished() || watch->gone) break;
       if (Clock::now() - last_write >= keepalive) {
-        const std::string_view ping = StreamKeepAlive(pipe);
-        auto [ec, n] =
-            co_await net::async_write(stream_, http::make_chunk(net::buffer(ping)), kAwait);
+        ok = co_await Send(Frame(StreamKeepAlive(pipe)), deadline);
         last_write = Clock::now();
-        if (ec) ok = false;
         continue;
       }
       co_await Wait(queue, std::min(deadline, last_write + keepalive));
     }
-    if (!pipe.finished() || watch->gone || !ok) {
+    end.cut = overflowed_ || write_timed_out_;
+    if (end.cut || watch->gone) ok = false;
+    if (!pipe.finished() || !ok || end.timed_out || end.shutdown) {
       generation.Cancel();
       state_.metrics.Cancelled();
-      ok = false;
     }
+    if (overflowed_) {
+      ReportCut("its unread output passed twice --max-buffered-bytes");
+    } else if (write_timed_out_) {
+      ReportCut(Clock::now() >= deadline ? "its deadline passed during a write"
+                                         : "it took no bytes for --write-timeout");
+    }
+    queue.SetOverflowHandler(nullptr);
     co_await StopWatch(*watch, queue);
     // Bookkeeping before the last bytes: a client that has its whole response sees it in
     // /metrics.
@@ -530,11 +632,27 @@ class Session {
     state_.metrics.StreamEnded();
     Log(200, pipe);
     state_.metrics.RequestDone(endpoint_, 200, SecondsSince(start_));
-    if (ok) {
-      auto [ec, n] = co_await net::async_write(stream_, http::make_chunk_last(), kAwait);
-      ok = !ec;
-    }
-    co_return ok;
+    if (ok && chunked_) ok = co_await Send("0\r\n\r\n");
+    co_return ok&& chunked_;
+  }
+
+  void ReportCut(std::string_view why) {
+    was_cut_ = true;
+    state_.metrics.ClientCut();
+    spdlog::warn("client cut: {} ({:.3f}s into the request)", why, SecondsSince(start_));
+  }
+
+  // SSE bytes as the body carries them: a chunk in HTTP/1.1, raw in HTTP/1.0.
+  std::string Frame(std::string_view data) const {
+    if (!chunked_) return std::string(data);
+    char size[20];
+    const int len = std::snprintf(size, sizeof size, "%zx\r\n", data.size());
+    std::string framed;
+    framed.reserve(static_cast<size_t>(len) + data.size() + 2);
+    framed.append(size, static_cast<size_t>(len));
+    framed.append(data);
+    framed += "\r\n";
+    return framed;
   }
 
   static std::string_view StreamKeepAlive(const pipeline::RequestPipeline& pipe) {
@@ -545,19 +663,18 @@ class Session {
 
   net::awaitable<bool> Complete(pipeline::RequestPipeline& pipe, UpdateQueue& queue,
                                 engine::Generation& generation, protocol::Api api) {
-    const auto deadline =
-        start_ + std::chrono::duration_cast<Clock::duration>(
-                     std::chrono::duration<double>(state_.config.request_timeout_s));
+    const auto deadline = Deadline();
     auto watch = StartWatch(queue);
     std::string unused;
-    while (!pipe.finished() && !watch->gone && Clock::now() < deadline) {
+    while (!pipe.finished() && !watch->gone && !aborting_ && Clock::now() < deadline) {
       for (auto& update : queue.Drain())
         pipe.OnUpdate(update, unused);
       if (pipe.finished()) break;
       co_await Wait(queue, deadline);
     }
     const bool gone = watch->gone;
-    const bool timed_out = !pipe.finished() && !gone;
+    const bool unfinished = !pipe.finished() && !gone;
+    const bool shutdown = unfinished && aborting_;
     if (!pipe.finished()) {
       generation.Cancel();
       state_.metrics.Cancelled();
@@ -565,11 +682,8 @@ class Session {
     co_await StopWatch(*watch, queue);
     EndGeneration(pipe);
     if (gone) co_return false;
-    if (timed_out) {
-      co_return co_await WriteError(api, 504,
-                                    "the request exceeded its deadline of " +
-                                        std::to_string(state_.config.request_timeout_s) + " s");
-    }
+    if (shutdown) co_return co_await WriteError(api, ShutdownError(), false);
+    if (unfinished) co_return co_await WriteError(api, TimeoutError());
     Log(200, pipe);
     co_return co_await WriteJson(http::status::ok, pipe.Body(), true);
   }
@@ -591,14 +705,15 @@ class Session {
         c.usage.prompt_tokens, c.usage.completion_tokens, parse::FinishReasonName(c.reason));
   }
 
-  net::awaitable<bool> WriteError(protocol::Api api, const Error& error) {
+  net::awaitable<bool> WriteError(protocol::Api api, const Error& error, bool keep = true) {
     const protocol::HttpError e = protocol::EncodeError(api, error);
-    co_return co_await WriteBody(e.status, e.body, "application/json");
+    co_return co_await WriteBody(e.status, e.body, "application/json", keep);
   }
 
-  net::awaitable<bool> WriteError(protocol::Api api, int status, std::string_view message) {
+  net::awaitable<bool> WriteError(protocol::Api api, int status, std::string_view message,
+                                  bool keep = true) {
     const protocol::HttpError e = protocol::EncodeError(api, status, message);
-    co_return co_await WriteBody(e.status, e.body, "application/json");
+    co_return co_await WriteBody(e.status, e.body, "application/json", keep);
   }
 
   net::awaitable<bool> WriteJson(http::status status, std::string body, bool keep) {
@@ -610,6 +725,33 @@ class Session {
     co_return co_await WriteBody(static_cast<int>(status), std::move(body), type);
   }
 
+  // The fields every response carries beside its own: retry hints on errors, Allow, CORS for
+  // a configured origin, and whether the connection stays open.
+  template <class Body>
+  void Decorate(http::response<Body>& res, int status) {
+    if (status >= 400) res.set("x-should-retry", status == 429 || status == 503 ? "true" : "false");
+    if (status == 429 || status == 503) res.set(http::field::retry_after, "1");
+    if ((status == 405 || method_ == http::verb::options) && !allow_.empty()) {
+      res.set(http::field::allow, allow_);
+    }
+    if (!cors_origin_.empty()) {
+      res.set(http::field::access_control_allow_origin, cors_origin_);
+      res.set(http::field::vary, "Origin");
+      if (method_ == http::verb::options) {
+        res.set(http::field::access_control_allow_methods, allow_);
+        res.set(http::field::access_control_allow_headers,
+                preflight_headers_.empty()
+                    ? "authorization, content-type, x-api-key, anthropic-version, anthropic-beta"
+                    : preflight_headers_);
+        res.set(http::field::access_control_max_age, "600");
+      } else {
+        res.set(http::field::access_control_expose_headers, "retry-after, x-should-retry");
+      }
+    }
+    keep_alive_ = keep_alive_ && !draining_ && !state_.draining.load();
+    res.keep_alive(keep_alive_);
+  }
+
   // Writes a whole response. As RFC 9110 requires, a HEAD response has the headers a GET
   // would have (Content-Length included) and no body, a 204 has neither body nor
   // Content-Length, and a 405 (or OPTIONS) says what is allowed.
@@ -617,12 +759,9 @@ class Session {
     const bool no_content = status == 204 || status == 304;
     http::response<http::string_body> res{static_cast<http::status>(status), version_};
     if (!no_content) res.set(http::field::content_type, type);
-    if (status >= 400) res.set("x-should-retry", status == 429 || status == 503 ? "true" : "false");
-    if (status == 429) res.set(http::field::retry_after, "1");
-    if ((status == 405 || method_ == http::verb::options) && !allow_.empty()) {
-      res.set(http::field::allow, allow_);
-    }
-    res.keep_alive(keep);
+    if (!keep) keep_alive_ = false;
+    Decorate(res, status);
+    if (!keep_alive_ && version_ < 11) res.set(http::field::connection, "close");
     if (!no_content) {
       res.body() = std::move(body);
       res.prepare_payload();
@@ -632,32 +771,66 @@ class Session {
       state_.metrics.RequestDone(endpoint_, status, SecondsSince(start_));
     }
     if (status >= 400) spdlog::info("{} {}", status, res.body().substr(0, 300));
-    stream_.expires_after(std::chrono::seconds(60));
-    beast::error_code ec;
-    if (method_ == http::verb::head || no_content) {
-      http::response_serializer<http::string_body> serializer{res};
-      std::tie(ec, std::ignore) = co_await http::async_write_header(stream_, serializer, kAwait);
-    } else {
-      std::tie(ec, std::ignore) = co_await http::async_write(stream_, res, kAwait);
+    bool ok = co_await Send(Head(res.base()));
+    if (ok && method_ != http::verb::head && !no_content) ok = co_await Send(res.body());
+    if (!ok) ReportWriteFailure();
+    co_return ok&& keep_alive_;
+  }
+
+  void ReportWriteFailure() {
+    if (write_timed_out_) ReportCut("it took no bytes of its response for --write-timeout");
+  }
+
+  // Writes `bytes`, failing when the client takes none of them for --write-timeout or at
+  // `limit` (a request deadline), whichever comes first. The socket is closed on a timeout.
+  net::awaitable<bool> Send(std::string_view bytes,
+                            Clock::time_point limit = Clock::time_point::max()) {
+    const auto stall = Seconds(state_.config.write_timeout_s);
+    write_timed_out_ = false;
+    while (!bytes.empty()) {
+      const auto now = Clock::now();
+      stream_.expires_at(limit - now > stall ? now + stall : limit);
+      auto [ec, n] = co_await stream_.async_write_some(net::buffer(bytes), kAwait);
+      if (ec) {
+        write_timed_out_ = ec == beast::error::timeout;
+        co_return false;
+      }
+      bytes.remove_prefix(n);
     }
-    co_return !ec && keep;
+    stream_.expires_never();
+    co_return true;
   }
 
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
   ServerState& state_;
+  std::shared_ptr<Connection> conn_;  // nullptr for a refusing session
+  const SessionMode mode_;
   Clock::time_point start_ = Clock::now();
   bool generation_open_ = false;  // a submitted generation not yet counted as ended
   unsigned version_ = 11;
   http::verb method_ = http::verb::get;  // of the request being answered
   std::string_view allow_;               // its resource's methods, for Allow
   Metrics::Endpoint endpoint_ = Metrics::kOther;
+  bool keep_alive_ = false;                    // the connection may serve another request
+  bool chunked_ = true;                        // the stream in progress uses the chunked coding
+  std::string cors_origin_;                    // the request's Origin, when it gets CORS headers
+  std::string preflight_headers_;              // Access-Control-Request-Headers of a preflight
+  std::shared_ptr<UpdateQueue> active_queue_;  // of the generation in progress
+  bool idle_ = true;                           // no request in progress
+  bool draining_ = false;  // shutting down: close after the response in progress
+  bool aborting_ = false;  // the drain timed out: end the response in progress now
+  bool overflowed_ = false;
+  bool write_timed_out_ = false;
+  bool linger_ = false;  // request bytes may be left unread when the connection closes
+  bool was_cut_ = false;
 };
 
 }  // namespace
 
-net::awaitable<void> RunSession(tcp::socket socket, ServerState& state) {
-  Session session(std::move(socket), state);
+net::awaitable<void> RunSession(tcp::socket socket, ServerState& state,
+                                std::shared_ptr<Connection> connection, SessionMode mode) {
+  Session session(std::move(socket), state, std::move(connection), mode);
   co_await session.Run();
 }
 

@@ -16,11 +16,12 @@ enum class ErrorCode : uint8_t {
   kParse,            // text that should be JSON (or another format) does not parse
   kIo,               // reading or writing a file or socket failed
   kUnsupported,      // valid input asking for something crux does not do
-  kLimit,            // a size, count or time limit was exceeded
+  kLimit,            // a size or count limit was exceeded
   kCancelled,        // the caller cancelled the operation
   kUnauthenticated,  // missing or wrong credentials
   kUnavailable,      // the service cannot take the request now
   kInternal,         // a bug: an invariant did not hold
+  kTimeout,          // a deadline passed before the work finished
 };
 
 // Stable lower-case name of a code ("invalid_argument").

@@ -57,6 +57,10 @@ class GenerationSink {
  public:
   virtual ~GenerationSink() = default;
   virtual void OnUpdate(GenerationUpdate update) = 0;
+  // Whether the sink takes more output now (thread-safe). An engine that can pause a
+  // generation skips it while this is false, as when its client reads slower than the model
+  // writes, and asks again on later steps; the generation keeps its place and its deadline.
+  virtual bool Accepting() const { return true; }
 };
 
 // A running generation. Cancel() is thread-safe and idempotent; a final update with

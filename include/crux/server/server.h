@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "crux/base/error.h"
 #include "crux/engine/engine.h"
@@ -23,6 +24,17 @@ struct ServerConfig {
   double request_timeout_s = 600;  // per-request deadline
   double keepalive_s = 10;         // SSE keep-alive after this much idle time
   int io_threads = 2;
+  // Output waiting for a client that does not read (generated text not yet taken by the
+  // socket); beyond it the client is cut. 0: unlimited.
+  size_t max_buffered_bytes = 1u << 20;
+  double write_timeout_s = 30;  // a client that takes no bytes for this long is cut
+  int max_connections = 0;      // open connections; 0: the open-file limit minus a reserve
+  double idle_timeout_s = 60;   // a connection with no request in progress is closed after this
+  double drain_timeout_s = 30;  // SIGTERM/SIGINT: in-flight requests get this long to finish
+  // Browser protection (see docs/server.md): extra names allowed in Host (and Origin), and
+  // the origins that get CORS headers ("*": any).
+  std::vector<std::string> allowed_hosts;
+  std::vector<std::string> cors_origins;
   pipeline::PipelineConfig pipeline;
 };
 
@@ -35,9 +47,11 @@ class Server {
   Status Listen();
   // The bound port (after Listen).
   int port() const;
-  // Serves until Stop() or SIGINT/SIGTERM; returns after in-flight work is cancelled.
+  // Serves until Stop() or SIGINT/SIGTERM. A signal starts a graceful shutdown: no new
+  // connections, in-flight requests get --drain-timeout to finish, then every open stream ends
+  // with its protocol's error event; a second signal exits the process at once.
   void Run();
-  // Thread-safe.
+  // Thread-safe: the same graceful shutdown.
   void Stop();
 
  private:

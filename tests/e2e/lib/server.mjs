@@ -1,7 +1,6 @@
 // Starts `crux serve --engine mock` on a free port and stops it; shared by the e2e tests.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { once } from 'node:events';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,32 +14,52 @@ export function cruxBinary() {
 }
 
 // Starts the server with extra flags; resolves once it listens.
-export async function startServer(extraArgs = []) {
-  const args = ['serve', '--engine', 'mock', '--script', scriptsDir, '--port', '0',
+// Options (all optional, for the hostile-client suites): `script` replaces the scripts
+// directory; `wrap` is a command the binary runs under (e.g. ['bash', '-c', 'ulimit -n 128 &&
+// exec "$0" "$@"'], which receives the binary as $0); `env` adds environment variables;
+// `stopTimeoutMs` bounds stop(): after it, the server is killed (SIGKILL).
+export async function startServer(extraArgs = [], options = {}) {
+  const { script = scriptsDir, wrap = null, env = {}, stopTimeoutMs = 15000 } = options;
+  const args = ['serve', '--engine', 'mock', '--script', script, '--port', '0',
     '--reasoning-parser', 'qwen3', '--tool-call-parser', 'hermes', ...extraArgs];
-  const proc = spawn(cruxBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const [command, argv] = wrap ? [wrap[0], [...wrap.slice(1), cruxBinary(), ...args]] : [cruxBinary(), args];
+  const proc = spawn(command, argv, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
+  const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
   let log = '';
   const port = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`crux serve did not start:\n${log}`)), 15000);
     proc.stderr.on('data', (d) => {
       log += d.toString();
-      const m = log.match(/listening on http:\/\/[^:]+:(\d+)/);
+      const m = log.match(/listening on http:\/\/(?:\[[^\]]*\]|[^:/]+):(\d+)/);
       if (m) {
         clearTimeout(timer);
         resolve(Number(m[1]));
       }
     });
-    proc.on('exit', (code) => reject(new Error(`crux serve exited with ${code}:\n${log}`)));
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`crux serve exited with ${code}:\n${log}`));
+    });
   });
   proc.stderr.removeAllListeners('data');
-  proc.stderr.resume();
+  proc.stderr.on('data', (d) => { if (log.length < 1 << 20) log += d.toString(); });
   return {
     port,
     url: `http://127.0.0.1:${port}`,
+    proc,
+    pid: proc.pid,
+    exited,
+    log: () => log,
     async stop() {
-      if (proc.exitCode !== null) return;
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
       proc.kill('SIGTERM');
-      await once(proc, 'exit');
+      let timer;
+      const late = new Promise((resolve) => { timer = setTimeout(resolve, stopTimeoutMs, 'late'); });
+      if (await Promise.race([exited, late]) === 'late') {
+        proc.kill('SIGKILL');
+        await exited;
+      }
+      clearTimeout(timer);
     },
   };
 }

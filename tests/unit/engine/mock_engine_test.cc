@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <thread>
 
 #include "crux/text/stop_matcher.h"
 
@@ -37,6 +40,12 @@ class Collector final : public GenerationSink {
     std::lock_guard<std::mutex> lock(mutex_);
     return tokens_;
   }
+  bool finished() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return finished_;
+  }
+  bool Accepting() const override { return accepting_.load(); }
+  void SetAccepting(bool accepting) { accepting_.store(accepting); }
 
  private:
   std::mutex mutex_;
@@ -46,6 +55,7 @@ class Collector final : public GenerationSink {
   int updates_ = 0;
   bool finished_ = false;
   GenerationUpdate last_;
+  std::atomic<bool> accepting_{true};
 };
 
 std::unique_ptr<Engine> Make(std::string script, double rate = 0) {
@@ -154,6 +164,37 @@ TEST(StopMatcher, HoldsPossibleStopPrefixes) {
   n.Feed("xx EN", out);
   n.Finish(out);
   EXPECT_EQ(out, "xx EN");
+}
+
+}  // namespace
+}  // namespace crux::engine
+
+namespace crux::engine {
+namespace {
+
+// A sink that is not accepting pauses its generation (back-pressure from a slow client): no
+// token is produced until it accepts again, then the output continues where it stopped, and
+// a paused generation can still be cancelled.
+TEST(MockEngine, PausesWhileTheSinkIsNotAccepting) {
+  auto engine = Make("abcdefghijklmnopqrstuvwxyz");
+  auto sink = std::make_shared<Collector>();
+  sink->SetAccepting(false);
+  auto gen = engine->Submit(Request(), sink);
+  ASSERT_TRUE(gen.ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(sink->tokens(), 0);
+  EXPECT_FALSE(sink->finished());
+  sink->SetAccepting(true);
+  sink->Wait();
+  EXPECT_EQ(sink->text(), "abcdefghijklmnopqrstuvwxyz");
+
+  auto paused = std::make_shared<Collector>();
+  paused->SetAccepting(false);
+  auto cancelled = engine->Submit(Request(), paused);
+  ASSERT_TRUE(cancelled.ok());
+  (*cancelled)->Cancel();
+  EXPECT_EQ(paused->Wait().reason, StopReason::kCancelled);
+  EXPECT_EQ(paused->tokens(), 0);
 }
 
 }  // namespace

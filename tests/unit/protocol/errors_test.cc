@@ -73,7 +73,7 @@ TEST(ProtocolErrors, AnthropicShape) {
                                                           {500, "api_error"},
                                                           {503, "overloaded_error"},
                                                           {529, "overloaded_error"},
-                                                          {504, "api_error"}};
+                                                          {504, "timeout_error"}};
   for (const auto& [status, type] : cases) {
     HttpError e = EncodeError(Api::kAnthropicMessages, status, "boom");
     EXPECT_EQ(e.status, status);
@@ -82,6 +82,20 @@ TEST(ProtocolErrors, AnthropicShape) {
   HttpError e = EncodeError(Api::kAnthropicMessages, Error(ErrorCode::kLimit, "body too large"));
   EXPECT_EQ(e.status, 413);
   EXPECT_EQ(Json::parse(e.body)["error"]["type"], "request_too_large");
+}
+
+// A deadline is the server's timeout, not a client error: 504 in every shape.
+TEST(ProtocolErrors, TimeoutIs504) {
+  const Error timeout(ErrorCode::kTimeout, "the request exceeded its deadline of 1 s");
+  EXPECT_EQ(HttpStatusFor(ErrorCode::kTimeout), 504);
+  HttpError e = EncodeError(Api::kAnthropicMessages, timeout);
+  EXPECT_EQ(e.status, 504);
+  EXPECT_EQ(Json::parse(e.body)["error"]["type"], "timeout_error");
+  e = EncodeError(Api::kChatCompletions, timeout);
+  EXPECT_EQ(Json::parse(e.body)["error"]["type"], "server_error");
+  EXPECT_EQ(Json::parse(e.body)["error"]["code"], "timeout");
+  e = EncodeError(Api::kResponses, timeout);
+  EXPECT_EQ(Json::parse(e.body)["error"]["type"], "server_error");
 }
 
 TEST(ProtocolErrors, InvalidUtf8InMessagesIsReplaced) {
