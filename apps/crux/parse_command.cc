@@ -5,6 +5,7 @@
 #include <iterator>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,8 @@
 #include "crux/parse/reasoning/registry.h"
 #include "crux/parse/result.h"
 #include "crux/parse/tools/registry.h"
+#include "crux/text/json_text.h"
+#include "text/json_dump.h"
 
 namespace crux::app {
 namespace {
@@ -59,21 +62,45 @@ Json EventToJson(const parse::Event& e) {
   return j;
 }
 
-Json ResultToJson(const parse::ParseResult& r) {
-  Json j;
-  j["reasoning"] = r.reasoning ? Json(*r.reasoning) : Json(nullptr);
-  j["content"] = r.content ? Json(*r.content) : Json(nullptr);
-  j["tool_calls"] = Json::array();
-  for (const parse::ToolCall& call : r.tool_calls) {
-    Json c;
-    c["id"] = call.id;
-    c["name"] = call.name;
-    Json args = Json::parse(call.arguments, nullptr, false);
-    c["arguments"] = args.is_discarded() ? Json(call.arguments) : args;
-    if (!call.declared) c["undeclared"] = true;
-    j["tool_calls"].push_back(std::move(c));
+void AppendOptionalString(std::string& out, const std::optional<std::string>& text) {
+  if (text) {
+    text::AppendJsonStringLikeDump(out, *text);
+  } else {
+    out += "null";
   }
-  return j;
+}
+
+// The result as one JSON object (with `events` when given). Arguments that are one JSON
+// value are spliced in compact, as the model wrote them: they are never parsed into a tree,
+// so arguments of any depth or width print (and numbers keep every digit). Other argument
+// text prints as a JSON string.
+std::string ResultText(const parse::ParseResult& r, const Json* events) {
+  std::string out = R"({"reasoning":)";
+  AppendOptionalString(out, r.reasoning);
+  out += R"(,"content":)";
+  AppendOptionalString(out, r.content);
+  out += R"(,"tool_calls":[)";
+  for (size_t i = 0; i < r.tool_calls.size(); ++i) {
+    const parse::ToolCall& call = r.tool_calls[i];
+    if (i > 0) out += ',';
+    out += R"({"id":)";
+    text::AppendJsonStringLikeDump(out, call.id);
+    out += R"(,"name":)";
+    text::AppendJsonStringLikeDump(out, call.name);
+    out += R"(,"arguments":)";
+    if (!text::AppendCompactJson(out, call.arguments)) {
+      text::AppendJsonStringLikeDump(out, call.arguments);
+    }
+    if (!call.declared) out += R"(,"undeclared":true)";
+    out += '}';
+  }
+  out += ']';
+  if (events != nullptr) {
+    out += R"(,"events":)";
+    text::AppendJsonDump(out, *events);
+  }
+  out += '}';
+  return out;
 }
 
 Expected<std::vector<std::string>> ReadChunks(const std::string& input) {
@@ -129,7 +156,7 @@ int RunParse(const ParseFlags& flags) {
   parse::OutputParser parser(std::move(reasoning), std::move(tools));
   parse::EventSink sink;
   parse::ResultBuilder builder;
-  Json out;
+  std::string out;
   if (flags.chunks) {
     auto chunks = ReadChunks(input);
     if (!chunks.ok()) return Fail(chunks.error().message());
@@ -150,15 +177,14 @@ int RunParse(const ParseFlags& flags) {
       produced.push_back(EventToJson(e));
     builder.AddAll(sink.events());
     events.push_back(std::move(produced));
-    out = ResultToJson(builder.Take());
-    out["events"] = std::move(events);
+    out = ResultText(builder.Take(), &events);
   } else {
     parser.Feed(input, sink);
     parser.Finish(sink);
     builder.AddAll(sink.events());
-    out = ResultToJson(builder.Take());
+    out = ResultText(builder.Take(), nullptr);
   }
-  std::cout << out.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
+  std::cout << out << "\n";
   return 0;
 }
 

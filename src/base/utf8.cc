@@ -68,4 +68,48 @@ void AppendCodePoint(std::string& out, char32_t cp) {
   }
 }
 
+CharSpan NextChar(std::string_view text) {
+  const auto lead = static_cast<unsigned char>(text[0]);
+  const int need = SequenceLength(lead);
+  if (need == 0) return {1, false};
+  if (need == 1) return {1, true};
+  // The second byte's range depends on the lead (no overlongs, surrogates or > U+10FFFF);
+  // later bytes are plain continuations.
+  unsigned char low = 0x80, high = 0xBF;
+  if (lead == 0xE0) low = 0xA0;
+  if (lead == 0xED) high = 0x9F;
+  if (lead == 0xF0) low = 0x90;
+  if (lead == 0xF4) high = 0x8F;
+  for (int k = 1; k < need; ++k) {
+    if (static_cast<size_t>(k) >= text.size()) return {static_cast<uint8_t>(k), false};
+    const auto byte = static_cast<unsigned char>(text[k]);
+    const bool ok = k == 1 ? byte >= low && byte <= high : (byte & 0xC0) == 0x80;
+    if (!ok) return {static_cast<uint8_t>(k), false};
+  }
+  return {static_cast<uint8_t>(need), true};
+}
+
+void AppendRepaired(std::string& out, std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    // Runs of ASCII and of well-formed characters are copied in one append.
+    const size_t start = i;
+    CharSpan span{0, true};
+    while (i < text.size()) {
+      if (static_cast<unsigned char>(text[i]) < 0x80) {
+        ++i;
+        continue;
+      }
+      span = NextChar(text.substr(i));
+      if (!span.valid) break;
+      i += span.length;
+    }
+    out.append(text.substr(start, i - start));
+    if (i < text.size()) {
+      out.append("\xEF\xBF\xBD");
+      i += span.length;
+    }
+  }
+}
+
 }  // namespace crux::utf8

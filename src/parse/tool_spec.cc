@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "text/json_dump.h"
+
 namespace crux::parse {
 namespace {
 
@@ -18,9 +20,13 @@ ParamType TypeFromName(std::string_view name) {
   return ParamType::kAny;
 }
 
-ToolParam ReadParam(const std::string& name, const Json& schema) {
+// Nested anyOf/oneOf deeper than this leave the type open (kAny): the type is a hint for
+// value conversion, and the bound keeps this recursion off the stack for any schema.
+constexpr int kMaxAlternativeDepth = 32;
+
+ToolParam ReadParam(const std::string& name, const Json& schema, int depth = 0) {
   ToolParam param{name, ParamType::kAny, false};
-  if (!schema.is_object()) return param;
+  if (!schema.is_object() || depth > kMaxAlternativeDepth) return param;
   auto type = schema.find("type");
   if (type != schema.end()) {
     if (type->is_string()) {
@@ -56,7 +62,7 @@ ToolParam ReadParam(const std::string& name, const Json& schema) {
     ParamType found = ParamType::kAny;
     int non_null = 0;
     for (const Json& option : *alt) {
-      ToolParam sub = ReadParam(name, option);
+      ToolParam sub = ReadParam(name, option, depth + 1);
       if (sub.type == ParamType::kNull) {
         param.nullable = true;
       } else {
@@ -109,7 +115,7 @@ Expected<ToolSpec> SpecFromJson(const Json& tool, size_t position) {
     if (!p->is_object()) {
       return Error(ErrorCode::kInvalidArgument, prefix + "." + key + " must be an object");
     }
-    parameters = p->dump();
+    parameters = text::JsonDump(*p);  // no recursion: a --tools file may nest deeply
   }
   auto spec = MakeToolSpec(name->get<std::string>(), std::move(description), parameters);
   if (spec.ok()) spec->type = type;

@@ -4,12 +4,9 @@
 #include <limits>
 #include <vector>
 
+#include "text/json_dump.h"
+
 namespace crux::protocol::internal {
-namespace {
-
-constexpr auto kReplace = nlohmann::ordered_json::error_handler_t::replace;
-
-}  // namespace
 
 Status CheckJsonShape(std::string_view body, std::string_view what) {
   struct Level {
@@ -64,11 +61,11 @@ std::string Describe(double value) {
 }  // namespace
 
 std::string Dump(const Json& value) {
-  return value.dump(-1, ' ', false, kReplace);
+  return text::JsonDump(value);
 }
 
 void AppendJsonString(std::string& out, std::string_view text) {
-  out += Json(std::string(text)).dump(-1, ' ', false, kReplace);
+  text::AppendJsonStringLikeDump(out, text);
 }
 
 Expected<Json> ParseObject(std::string_view body) {
@@ -189,10 +186,9 @@ Status ReadInt(const Json& object, std::string_view key, const std::string& path
                int64_t max, std::optional<int64_t>& out) {
   const Json* value = Member(object, key);
   if (value == nullptr) return Status();
+  // Every message states the whole range, so a value past either end says what would fit.
   const std::string range =
-      max >= std::numeric_limits<int>::max()
-          ? "an integer >= " + std::to_string(min)
-          : "an integer between " + std::to_string(min) + " and " + std::to_string(max);
+      "an integer between " + std::to_string(min) + " and " + std::to_string(max);
   int64_t number = 0;
   if (value->is_number_unsigned()) {
     const uint64_t u = value->get<uint64_t>();
@@ -206,11 +202,11 @@ Status ReadInt(const Json& object, std::string_view key, const std::string& path
     const double d = value->get<double>();
     // Integral floats (1000.0) are accepted; the bounds keep the conversion defined.
     if (d != std::floor(d) || !(d > -9.2e18 && d < 9.2e18)) {
-      return MustBe(path, "an integer (got " + Dump(*value) + ")");
+      return MustBe(path, range + " (got " + Dump(*value) + ")");
     }
     number = static_cast<int64_t>(d);
   } else {
-    return MustBe(path, "an integer");
+    return MustBe(path, range + " (got " + std::string(TypeName(*value)) + ")");
   }
   if (number < min || number > max) {
     return MustBe(path, range + " (got " + std::to_string(number) + ")");

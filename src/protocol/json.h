@@ -24,14 +24,16 @@ using Json = nlohmann::ordered_json;
     }                                                                     \
   } while (false)
 
-// Compact JSON text. Invalid UTF-8 in strings becomes U+FFFD; never throws.
+// Compact JSON text, as nlohmann's dump() with error_handler_t::replace writes it (invalid
+// UTF-8 in strings becomes U+FFFD; never throws), but without recursion: any depth is safe.
 std::string Dump(const Json& value);
 
 // Appends `text` as a JSON string literal (quotes included), with the same replacement.
 void AppendJsonString(std::string& out, std::string_view text);
 
-// Limits that keep parsing and dumping of hostile bodies cheap: nesting depth (dumping is
-// recursive) and members per object (ordered_json inserts in linear time per key).
+// Limits that keep parsing of hostile request bodies cheap: nesting depth (nlohmann's copy
+// and comparison recurse) and members per object (ordered_json inserts in linear time per
+// key). For requests only: model output (tool-call arguments) stays text and has no limit.
 inline constexpr int kMaxJsonDepth = 128;
 inline constexpr int kMaxObjectMembers = 1024;
 

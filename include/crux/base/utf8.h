@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -21,5 +22,19 @@ bool IsValid(std::string_view text);
 
 // Appends the UTF-8 encoding of `code_point` (replacement character when out of range).
 void AppendCodePoint(std::string& out, char32_t code_point);
+
+// The character at the front of `text` (not empty): `length` bytes, well-formed when `valid`.
+// When not, `length` is the maximal ill-formed subpart there (1-3 bytes: the longest prefix
+// of a well-formed sequence, or the one byte that starts none), which one U+FFFD replaces.
+struct CharSpan {
+  uint8_t length;
+  bool valid;
+};
+CharSpan NextChar(std::string_view text);
+
+// Appends `text` with every maximal ill-formed subpart replaced by U+FFFD (Unicode's
+// recommended practice, and what nlohmann::json's error_handler_t::replace writes), so
+// repairing pieces cut on character boundaries equals repairing the whole.
+void AppendRepaired(std::string& out, std::string_view text);
 
 }  // namespace crux::utf8

@@ -10,7 +10,6 @@
 // and a fenced ```tool_code block of Python calls, one per line (names may be dotted).
 // A malformed call is returned as content with its markup, up to the block's end marker.
 #include <memory>
-#include <nlohmann/json.hpp>
 
 #include "parse/tools/other_common.h"
 
@@ -583,44 +582,20 @@ class Gemma4Parser final : public ToolParserCore {
   PythonArgs python_;
 };
 
-// Gemma literal of a JSON value: bare keys, <|"|> strings.
-void AppendGemma(std::string& out, const nlohmann::ordered_json& value) {
-  using Json = nlohmann::ordered_json;
-  switch (value.type()) {
-    case Json::value_t::string:
-      out.append(kQuote);
-      out.append(value.get<std::string>());
-      out.append(kQuote);
-      break;
-    case Json::value_t::array: {
-      out.push_back('[');
-      bool first = true;
-      for (const Json& item : value) {
-        if (!first) out.push_back(',');
-        first = false;
-        AppendGemma(out, item);
-      }
-      out.push_back(']');
-      break;
-    }
-    case Json::value_t::object: {
-      out.push_back('{');
-      bool first = true;
-      for (const auto& [key, item] : value.items()) {
-        if (!first) out.push_back(',');
-        first = false;
-        out.append(key);
-        out.push_back(':');
-        AppendGemma(out, item);
-      }
-      out.push_back('}');
-      break;
-    }
-    default:
-      out.append(value.dump());
-      break;
-  }
-}
+// Gemma literals: bare keys, <|"|> strings, JSON's structure otherwise.
+constexpr LiteralStyle kGemmaStyle{
+    .item_separator = ",",
+    .key_separator = ":",
+    .string =
+        [](std::string& out, std::string_view s, bool key) {
+          if (!key) out.append(kQuote);
+          out.append(s);
+          if (!key) out.append(kQuote);
+        },
+    .true_text = "true",
+    .false_text = "false",
+    .null_text = "null",
+};
 
 }  // namespace
 
@@ -634,8 +609,11 @@ std::string RenderGemma4(const std::vector<ToolCall>& calls) {
     out += kBlockOpen;
     out += kCallPrefix;
     out += call.name;
-    const auto args = nlohmann::ordered_json::parse(call.arguments, nullptr, false);
-    AppendGemma(out, args.is_object() ? args : nlohmann::ordered_json::object());
+    if (text::JsonTextType(call.arguments) == text::JsonType::kObject) {
+      AppendLiteral(out, call.arguments, kGemmaStyle);
+    } else {
+      out += "{}";
+    }
     out += kBlockClose;
   }
   return out;

@@ -17,6 +17,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <unordered_set>
 
 #include "parse/tools/tags_common.h"
 
@@ -27,7 +28,9 @@ using Json = nlohmann::ordered_json;
 
 constexpr std::string_view kNs = "]<]minimax[>[";
 constexpr size_t kMaxTag = 256;
-constexpr size_t kMaxDepth = 64;
+// Schemas are followed this deep (deeper values decode as untyped). Values themselves nest
+// without limit: they are decoded with explicit stacks.
+constexpr size_t kMaxSchemaDepth = 64;
 
 // The tools' parameter schemas as a flat tree (built once per parser).
 class SchemaTree {
@@ -92,7 +95,7 @@ class SchemaTree {
   }
 
   int Add(const Json& raw, int depth) {
-    if (!raw.is_object() || depth > static_cast<int>(kMaxDepth)) return -1;
+    if (!raw.is_object() || depth > static_cast<int>(kMaxSchemaDepth)) return -1;
     const Json& schema = Effective(raw);
     Node node;
     if (auto t = schema.find("type"); t != schema.end()) {
@@ -270,7 +273,7 @@ class M3InvokeDecoder final : public CallDecoder {
 
   Flow NestedTag(std::string_view tag, CallSink& sink) {
     if (tag[0] != '/') {
-      if (string_value_ || stack_.size() >= kMaxDepth) return Flow::kError;
+      if (string_value_) return Flow::kError;
       stack_.emplace_back(tag);
       tokens_.push_back({TokenKind::kOpen, std::string(tag)});
       state_ = State::kValue;
@@ -305,11 +308,8 @@ class M3InvokeDecoder final : public CallDecoder {
     node_ = schemas_.Child(root_, key);
     const ParamType type = ParamTypeOf(options_, name_, key);
     string_value_ = type == ParamType::kString;
-    skip_value_ = false;
-    for (const std::string& k : keys_)
-      skip_value_ = skip_value_ || k == key;
+    skip_value_ = !keys_.emplace(key).second;  // a repeated key: the first value wins
     if (skip_value_) return;
-    keys_.emplace_back(key);
     scratch_.clear();
     writer_.Key(scratch_, key);
     if (string_value_) writer_.StringBegin(scratch_);
@@ -335,59 +335,122 @@ class M3InvokeDecoder final : public CallDecoder {
     if (string_value_) {
       writer_.StringEnd(scratch_);
     } else {
-      size_t i = 0;
-      std::optional<std::string> json = Content(i, node_);
-      if (!json) return false;
-      scratch_ = std::move(*json);
+      if (!ValueJson(scratch_)) return false;
     }
     sink.Args(scratch_);
     return true;
   }
 
-  // JSON of the element content starting at tokens_[i] (up to its closing token).
-  std::optional<std::string> Content(size_t& i, int node) const {
-    std::string text;
-    std::vector<std::pair<std::string, std::string>> children;
-    while (i < tokens_.size() && tokens_[i].kind != TokenKind::kClose) {
-      const Token& token = tokens_[i++];
-      if (token.kind == TokenKind::kText) {
-        text.append(token.text);
+  // How an element's content decodes: text (a leaf), or child elements that are all `item`
+  // (an array, unless the schema says object) or named by keys (an object).
+  enum class Shape : uint8_t { kLeaf, kArray, kObject };
+  struct Element {
+    int node = -1;  // schema node
+    Shape shape = Shape::kLeaf;
+  };
+
+  // The JSON of the value's tokens (the content of the top-level element), appended to
+  // `out`; false when text is mixed with elements. Two passes with explicit stacks, so any
+  // depth and width decode in linear time: the first finds each element's shape (known
+  // only at its closing tag), the second writes the JSON front to back.
+  bool ValueJson(std::string& out) const {
+    std::vector<Element> elements(tokens_.size());  // indexed by kOpen token
+    Element root{node_, Shape::kLeaf};
+    if (!Shapes(elements, root)) return false;
+    if (root.shape == Shape::kLeaf) {
+      out += Leaf(LeafText(0), schemas_.Type(root.node));
+      return true;
+    }
+    struct Open {
+      Shape shape;
+      bool first = true;
+      std::unordered_set<std::string_view> keys = {};  // objects: the first value of a key wins
+    };
+    std::vector<Open> stack;
+    stack.push_back({root.shape});
+    out += root.shape == Shape::kArray ? '[' : '{';
+    for (size_t i = 0; i < tokens_.size(); ++i) {
+      const Token& token = tokens_[i];
+      if (token.kind == TokenKind::kText) continue;  // whitespace between elements
+      if (token.kind == TokenKind::kClose) {
+        out += stack.back().shape == Shape::kArray ? ']' : '}';
+        stack.pop_back();
         continue;
       }
-      std::optional<std::string> child = Content(i, schemas_.Child(node, token.text));
-      if (!child) return std::nullopt;
-      ++i;  // the child's closing token
-      children.emplace_back(token.text, std::move(*child));
+      Open& parent = stack.back();
+      if (parent.shape == Shape::kObject && !parent.keys.insert(token.text).second) {
+        i = SkipElement(i);
+        continue;
+      }
+      if (!parent.first) out += ", ";
+      parent.first = false;
+      if (parent.shape == Shape::kObject) {
+        text::AppendJsonString(out, token.text);
+        out += ": ";
+      }
+      const Element& element = elements[i];
+      if (element.shape == Shape::kLeaf) {
+        out += Leaf(LeafText(i + 1), schemas_.Type(element.node));
+        i = SkipElement(i);
+        continue;
+      }
+      stack.push_back({element.shape});
+      out += element.shape == Shape::kArray ? '[' : '{';
     }
-    if (children.empty()) return Leaf(text, schemas_.Type(node));
-    if (!text::Trim(text).empty()) return std::nullopt;  // text mixed with elements
-    return Container(children, schemas_.Type(node));
+    out += stack.back().shape == Shape::kArray ? ']' : '}';
+    return true;
   }
 
-  static std::string Container(const std::vector<std::pair<std::string, std::string>>& children,
-                               ParamType type) {
-    bool all_items = type != ParamType::kObject;
-    for (const auto& child : children)
-      all_items = all_items && child.first == "item";
-    std::string out(all_items ? "[" : "{");
-    std::vector<std::string_view> seen;
-    for (const auto& [tag, json] : children) {
-      if (!all_items) {
-        bool repeated = false;
-        for (std::string_view s : seen)
-          repeated = repeated || s == tag;
-        if (repeated) continue;  // the first value of a repeated key wins
-        seen.push_back(tag);
+  // First pass: the schema node and shape of every element (and of the root).
+  bool Shapes(std::vector<Element>& elements, Element& root) const {
+    struct Pending {
+      Element* element;
+      bool children = false;
+      bool all_items = true;
+      bool text = false;  // non-blank text
+    };
+    std::vector<Pending> stack{{&root}};
+    auto close = [this](Pending& p) {
+      if (!p.children) return true;  // a leaf
+      if (p.text) return false;      // text mixed with elements
+      const bool array = p.all_items && schemas_.Type(p.element->node) != ParamType::kObject;
+      p.element->shape = array ? Shape::kArray : Shape::kObject;
+      return true;
+    };
+    for (size_t i = 0; i < tokens_.size(); ++i) {
+      const Token& token = tokens_[i];
+      Pending& top = stack.back();
+      if (token.kind == TokenKind::kText) {
+        top.text = top.text || !text::Trim(token.text).empty();
+      } else if (token.kind == TokenKind::kOpen) {
+        top.children = true;
+        top.all_items = top.all_items && token.text == "item";
+        elements[i].node = schemas_.Child(top.element->node, token.text);
+        stack.push_back({&elements[i]});
+      } else {
+        if (!close(top)) return false;
+        stack.pop_back();
       }
-      if (out.size() > 1) out.append(", ");
-      if (!all_items) {
-        text::AppendJsonString(out, tag);
-        out.append(": ");
-      }
-      out.append(json);
     }
-    out.append(all_items ? "]" : "}");
-    return out;
+    return close(stack.back());
+  }
+
+  // The text of a leaf whose content starts at tokens_[i].
+  std::string LeafText(size_t i) const {
+    std::string text;
+    for (; i < tokens_.size() && tokens_[i].kind == TokenKind::kText; ++i)
+      text += tokens_[i].text;
+    return text;
+  }
+
+  // The index of the closing token of the element opened at tokens_[open].
+  size_t SkipElement(size_t open) const {
+    size_t depth = 0;
+    for (size_t i = open; i < tokens_.size(); ++i) {
+      if (tokens_[i].kind == TokenKind::kOpen) ++depth;
+      if (tokens_[i].kind == TokenKind::kClose && --depth == 0) return i;
+    }
+    return tokens_.size();
   }
 
   static std::string Leaf(std::string_view text, ParamType type) {
@@ -419,7 +482,8 @@ class M3InvokeDecoder final : public CallDecoder {
   int root_ = -1;
   int node_ = -1;
   std::string name_, tag_, scratch_;
-  std::vector<std::string> keys_, stack_;
+  std::unordered_set<std::string> keys_;  // top-level keys seen in this call
+  std::vector<std::string> stack_;
   std::vector<Token> tokens_;
   ArgsWriter writer_;
 };
@@ -438,24 +502,43 @@ const TagFamily& Family() {
   return family;
 }
 
-void AppendXml(std::string& out, const Json& value) {
-  if (value.is_object()) {
-    for (const auto& [k, v] : value.items()) {
-      if (v.is_null()) continue;
-      out.append(kNs).append("<").append(k).append(">");
-      AppendXml(out, v);
-      out.append(kNs).append("</").append(k).append(">");
+// Writes the JSON value `json` (valid) as the template expands it: members as child elements
+// (null members omitted), list elements as `item` elements, strings as their text, other
+// scalars as written. Walks the text with a stack of the tags to close.
+void AppendXml(std::string& out, std::string_view json) {
+  using Kind = text::JsonTokenReader::Kind;
+  text::JsonTokenReader reader(json);
+  struct Open {
+    bool object;
+    std::string tag;  // this container's own element ("" for the top-level value)
+  };
+  std::vector<Open> stack;
+  for (auto token = reader.Next(); token.kind != Kind::kEnd; token = reader.Next()) {
+    if (token.kind == Kind::kObjectEnd || token.kind == Kind::kArrayEnd) {
+      if (!stack.back().tag.empty())
+        out.append(kNs).append("</").append(stack.back().tag).append(">");
+      stack.pop_back();
+      continue;
     }
-  } else if (value.is_array()) {
-    for (const Json& v : value) {
-      out.append(kNs).append("<item>");
-      AppendXml(out, v);
-      out.append(kNs).append("</item>");
+    std::string tag;
+    if (!stack.empty() && stack.back().object) {  // a member: its key, then its value
+      tag = DecodedString(token.raw);
+      token = reader.Next();
+      if (token.kind == Kind::kNull) continue;
+    } else if (!stack.empty()) {
+      tag = "item";
     }
-  } else if (value.is_string()) {
-    out.append(value.get<std::string>());
-  } else if (!value.is_null()) {
-    out.append(value.dump());
+    if (!tag.empty()) out.append(kNs).append("<").append(tag).append(">");
+    if (token.kind == Kind::kObjectBegin || token.kind == Kind::kArrayBegin) {
+      stack.push_back({token.kind == Kind::kObjectBegin, std::move(tag)});
+      continue;
+    }
+    if (token.kind == Kind::kString) {
+      out.append(DecodedString(token.raw));
+    } else if (token.kind != Kind::kNull) {
+      out.append(token.raw);
+    }
+    if (!tag.empty()) out.append(kNs).append("</").append(tag).append(">");
   }
 }
 
@@ -469,7 +552,7 @@ std::string RenderMinimaxM3(const std::vector<ToolCall>& calls) {
   std::string out = std::string(kNs) + "<tool_call>\n";
   for (const ToolCall& call : calls) {
     out.append(kNs).append("<invoke name=\"").append(call.name).append("\">");
-    AppendXml(out, Json::parse(call.arguments, nullptr, false));
+    if (text::JsonTextType(call.arguments)) AppendXml(out, call.arguments);
     out.append(kNs).append("</invoke>\n");
   }
   return out.append(kNs).append("</tool_call>");

@@ -1,7 +1,5 @@
 #include "parse/tools/other_common.h"
 
-#include <nlohmann/json.hpp>
-
 #include "crux/base/utf8.h"
 #include "crux/text/json_scan.h"
 #include "crux/text/stream_buffer.h"
@@ -559,31 +557,26 @@ size_t CallListParser::ListStep(std::string_view rest, ListStatus& status) {
 // ---------------------------------------------------------------------------------------------
 // Rendering
 
-using Json = nlohmann::ordered_json;
-
 void AppendPythonCall(std::string& out, const ToolCall& call) {
   out.append(call.name);
   out.push_back('(');
-  const Json args = Json::parse(call.arguments, nullptr, false);
   bool first = true;
-  if (args.is_object()) {
-    for (const auto& [key, value] : args.items()) {
-      if (!first) out.append(", ");
-      first = false;
-      out.append(key);
-      out.push_back('=');
-      out += JsonToPythonLiteral(value.dump());
-    }
+  for (const JsonMember& member : ObjectMembers(call.arguments)) {
+    if (!first) out.append(", ");
+    first = false;
+    out.append(member.key);
+    out.push_back('=');
+    out += JsonToPythonLiteral(member.value);
   }
   out.push_back(')');
 }
 
 std::vector<std::pair<std::string, std::string>> ArgumentTexts(const ToolCall& call) {
   std::vector<std::pair<std::string, std::string>> texts;
-  const Json args = Json::parse(call.arguments, nullptr, false);
-  if (!args.is_object()) return texts;
-  for (const auto& [key, value] : args.items()) {
-    texts.emplace_back(key, value.is_string() ? value.get<std::string>() : value.dump());
+  for (const JsonMember& member : ObjectMembers(call.arguments)) {
+    texts.emplace_back(member.key, member.type == text::JsonType::kString
+                                       ? DecodedString(member.value)
+                                       : CompactJson(member.value));
   }
   return texts;
 }

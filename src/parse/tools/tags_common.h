@@ -22,6 +22,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "crux/parse/registry.h"
@@ -260,7 +261,7 @@ class XmlCallDecoder final : public CallDecoder {
   bool string_value_ = false;  // the value streams as a JSON string
   ParamType type_ = ParamType::kAny;
   std::string name_, key_, value_, scratch_;
-  std::vector<std::string> keys_;
+  std::unordered_set<std::string> keys_;  // keys seen in this call (a hash: calls may be wide)
   ArgsWriter writer_;
   StringValueStream string_;
   text::JsonScanner json_;

@@ -1,36 +1,34 @@
 // Rendering helpers of the tag group: argument values written the way chat templates write
-// them (tojson, Python str()). Used by the families' render functions (tests, benchmarks).
-#include <nlohmann/json.hpp>
-
+// them (tojson, Python str()). Used by the families' render functions (tests, benchmarks);
+// the arguments are walked as text, so any width or depth renders in linear time.
 #include "parse/tools/tags_common.h"
 
 namespace crux::parse::tools::tags {
 namespace {
 
-using Json = nlohmann::ordered_json;
-
-std::string ValueText(const Json& value, ValueStyle style) {
-  if (value.is_string()) return value.get<std::string>();
+std::string ValueText(const JsonMember& member, ValueStyle style) {
+  if (member.type == text::JsonType::kString) return DecodedString(member.value);
   switch (style) {
     case ValueStyle::kJson:
-      return value.dump();
+      return CompactJson(member.value);
     case ValueStyle::kPythonScalars:
-      if (value.is_object() || value.is_array()) return value.dump();
+      if (member.type == text::JsonType::kObject || member.type == text::JsonType::kArray) {
+        return CompactJson(member.value);
+      }
       break;
     case ValueStyle::kPython:
       break;
   }
-  return JsonToPythonLiteral(value.dump());
+  return JsonToPythonLiteral(member.value);
 }
 
 }  // namespace
 
 std::vector<RenderedArg> RenderArgs(std::string_view arguments_json, ValueStyle style) {
   std::vector<RenderedArg> out;
-  const Json args = Json::parse(arguments_json, nullptr, false);
-  if (!args.is_object()) return out;
-  for (const auto& [k, v] : args.items())
-    out.push_back({k, ValueText(v, style), v.is_string()});
+  for (const JsonMember& member : ObjectMembers(arguments_json)) {
+    out.push_back({member.key, ValueText(member, style), member.type == text::JsonType::kString});
+  }
   return out;
 }
 

@@ -372,8 +372,7 @@ void XmlCallDecoder::Commit(CallSink& sink) {
 
 void XmlCallDecoder::StartValue(CallSink& sink) {
   type_ = ParamTypeOf(options_, name_, key_);
-  skip_value_ = std::find(keys_.begin(), keys_.end(), key_) != keys_.end();
-  if (!skip_value_) keys_.push_back(key_);
+  skip_value_ = !keys_.insert(key_).second;  // a repeated key: the first value wins
   string_value_ = StreamsAsString(type_, rules_);
   value_.clear();
   state_ = syntax_->syntax->cdata ? State::kValueStart : State::kValue;

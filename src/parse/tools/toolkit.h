@@ -13,10 +13,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "crux/parse/parser.h"
 #include "crux/text/ids.h"
 #include "crux/text/json_scan.h"
+#include "crux/text/json_text.h"
 #include "crux/text/marker_set.h"
 #include "crux/text/stream_buffer.h"
 
@@ -213,6 +215,38 @@ std::optional<std::string> PythonLiteralToJson(std::string_view text);
 // The reverse, as Python's repr() writes it: {'k': [1, True, None]}; "" when `json` is not
 // JSON. For renderers (tests, benchmarks).
 std::string JsonToPythonLiteral(std::string_view json);
+
+// Renderer toolkit (python_render.cc). Arguments stay text: these walk JSON text with an
+// explicit stack (text::JsonTokenReader), so renderers handle arguments of any depth and
+// width in linear time, where a tree would recurse and ordered_json insert quadratically.
+
+// A literal syntax that mirrors JSON's structure (Python's repr, Gemma's literals).
+struct LiteralStyle {
+  std::string_view item_separator;  // between elements and members
+  std::string_view key_separator;   // between a key and its value
+  // Writes a decoded string; `key`: an object member's name.
+  void (*string)(std::string& out, std::string_view decoded, bool key);
+  std::string_view true_text, false_text, null_text;  // numbers are written as in the JSON
+};
+
+// Appends the JSON value `json` in `style`; appends nothing when `json` is not one JSON value.
+void AppendLiteral(std::string& out, std::string_view json, const LiteralStyle& style);
+
+// One member of a JSON object held as text.
+struct JsonMember {
+  std::string key;         // decoded
+  std::string_view value;  // the value's JSON text, as written
+  text::JsonType type;
+};
+
+// The members of `json`, in order, when it is a JSON object; empty otherwise.
+std::vector<JsonMember> ObjectMembers(std::string_view json);
+
+// The decoded contents of a JSON string literal (quotes included in `literal`).
+std::string DecodedString(std::string_view literal);
+
+// `json` (one JSON value) without whitespace between tokens.
+std::string CompactJson(std::string_view json);
 
 // Builds {"k": v, …} incrementally: Key() writes `{"k": ` or `, "k": `; string values can be
 // streamed with StringBegin/StringPart/StringEnd; Close() writes `}` (or `{}`).

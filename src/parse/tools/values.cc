@@ -36,22 +36,190 @@ std::string NormalizeInteger(std::string_view s) {
   return out;
 }
 
-// Recursive-descent parser for Python literals, writing JSON.
+// Parser for Python literals, writing JSON. Iterative (a stack of open containers), so any
+// depth is fine: list and tuple elements and dict values are written straight to the
+// output; only what must wait is buffered per container (a brace's first element until the
+// ':' or ',' after it tells dict from set, dict keys, set elements, which are sorted).
 class PythonLiteral {
  public:
   explicit PythonLiteral(std::string_view text) : s_(text) {}
 
   std::optional<std::string> Parse() {
     std::string out;
+    out_ = &out;
     SkipSpace();
-    if (!Value(out, 0)) return std::nullopt;
+    if (!Run()) return std::nullopt;
     SkipSpace();
     if (pos_ != s_.size()) return std::nullopt;
     return out;
   }
 
  private:
-  static constexpr int kMaxDepth = 64;
+  enum class Kind : uint8_t { kSequence, kBrace, kDict, kSet };
+  struct Frame {
+    Kind kind;
+    char close;
+    int dest;                 // where this container's JSON goes (-1: the output)
+    bool collecting;          // the value being read goes to `buffer`
+    bool want_value = false;  // dict: the value being read is a member's value
+    std::string buffer = {};
+    std::vector<std::string> items = {};  // set elements
+  };
+
+  std::string& Dest(int dest) { return dest < 0 ? *out_ : frames_[dest].buffer; }
+  // Where the next value goes.
+  int ValueDest() const {
+    if (frames_.empty()) return -1;
+    const Frame& top = frames_.back();
+    return top.collecting ? static_cast<int>(frames_.size()) - 1 : top.dest;
+  }
+  bool At(char c) const { return pos_ < s_.size() && s_[pos_] == c; }
+
+  // Reads one value (which may open containers); false on a syntax error.
+  bool Run() {
+    for (;;) {
+      if (!StartValue()) return false;
+      if (opened_) continue;  // a container opened: its first value is next
+      if (!ValueDone()) return false;
+      if (frames_.empty()) return true;
+    }
+  }
+
+  // A value at pos_: a scalar is read whole; a container is opened (or read whole when it
+  // is empty). Sets `opened_` when a container is now open and waiting for its first value.
+  bool StartValue() {
+    opened_ = false;
+    if (pos_ >= s_.size()) return false;
+    const char c = s_[pos_];
+    const int dest = ValueDest();
+    if (c == '[' || c == '(') {
+      ++pos_;
+      SkipSpace();
+      const char close = c == '[' ? ']' : ')';
+      if (At(close)) {
+        ++pos_;
+        Dest(dest).append("[]");
+        return true;
+      }
+      Dest(dest).push_back('[');
+      frames_.push_back({Kind::kSequence, close, dest, false});
+      opened_ = true;
+      return true;
+    }
+    if (c == '{') {
+      ++pos_;
+      SkipSpace();
+      if (At('}')) {
+        ++pos_;
+        Dest(dest).append("{}");
+        return true;
+      }
+      frames_.push_back({Kind::kBrace, '}', dest, true});
+      opened_ = true;
+      return true;
+    }
+    std::string& out = Dest(dest);
+    if (c == '\'' || c == '"') return String(out);
+    if (Consume("True")) return out.append("true"), true;
+    if (Consume("False")) return out.append("false"), true;
+    if (Consume("None")) return out.append("null"), true;
+    return Number(out);
+  }
+
+  // A value ended in the innermost container: reads what follows it, closing containers that
+  // end here, until another value is due (true with frames open) or the outermost value
+  // ended (true with none open).
+  bool ValueDone() {
+    while (!frames_.empty()) {
+      SkipSpace();
+      const int top = static_cast<int>(frames_.size()) - 1;
+      Frame& f = frames_.back();
+      switch (f.kind) {
+        case Kind::kBrace:
+          if (At(':')) {  // a dict: the first element was its first key
+            f.kind = Kind::kDict;
+            return Key(top, /*first=*/true);
+          }
+          f.kind = Kind::kSet;
+          [[fallthrough]];
+        case Kind::kSet: {
+          f.items.push_back(std::move(f.buffer));
+          f.buffer.clear();
+          if (At(',')) {
+            ++pos_;
+            SkipSpace();
+            if (!At('}')) return true;  // the next element
+          }
+          if (!At('}')) return false;
+          ++pos_;
+          std::sort(f.items.begin(), f.items.end());
+          f.items.erase(std::unique(f.items.begin(), f.items.end()), f.items.end());
+          std::string& out = Dest(f.dest);
+          out.push_back('[');
+          for (size_t i = 0; i < f.items.size(); ++i) {
+            if (i) out.push_back(',');
+            out.append(f.items[i]);
+          }
+          out.push_back(']');
+          frames_.pop_back();
+          break;  // the set was a value of its parent
+        }
+        case Kind::kDict:
+          if (!f.want_value) {  // a key ended
+            if (!At(':')) return false;
+            return Key(top, /*first=*/false);
+          }
+          f.want_value = false;
+          if (At(',')) {
+            ++pos_;
+            SkipSpace();
+            if (!At('}')) {
+              f.collecting = true;  // the next key
+              return true;
+            }
+          }
+          if (!At('}')) return false;
+          ++pos_;
+          Dest(f.dest).push_back('}');
+          frames_.pop_back();
+          break;
+        case Kind::kSequence:
+          if (At(',')) {
+            ++pos_;
+            SkipSpace();
+            if (!At(f.close)) {
+              Dest(f.dest).push_back(',');
+              return true;  // the next element
+            }
+          }
+          if (!At(f.close)) return false;
+          ++pos_;
+          Dest(f.dest).push_back(']');
+          frames_.pop_back();
+          break;
+      }
+    }
+    return true;
+  }
+
+  // At the ':' after a key (in frames_[top].buffer): writes the key, the value is next.
+  bool Key(int top, bool first) {
+    ++pos_;  // ':'
+    SkipSpace();
+    Frame& f = frames_[top];
+    std::string& out = Dest(f.dest);
+    out.push_back(first ? '{' : ',');
+    if (f.buffer.empty() || f.buffer[0] != '"') {  // JSON keys are strings
+      text::AppendJsonString(out, f.buffer);
+    } else {
+      out.append(f.buffer);
+    }
+    out.push_back(':');
+    f.buffer.clear();
+    f.collecting = false;
+    f.want_value = true;
+    return true;
+  }
 
   void SkipSpace() {
     while (pos_ < s_.size() && text::IsSpace(s_[pos_]))
@@ -65,19 +233,6 @@ class PythonLiteral {
     }
     pos_ = end;
     return true;
-  }
-
-  bool Value(std::string& out, int depth) {
-    if (depth > kMaxDepth || pos_ >= s_.size()) return false;
-    const char c = s_[pos_];
-    if (c == '\'' || c == '"') return String(out);
-    if (c == '[') return Sequence(out, depth, ']');
-    if (c == '(') return Sequence(out, depth, ')');
-    if (c == '{') return DictOrSet(out, depth);
-    if (Consume("True")) return out.append("true"), true;
-    if (Consume("False")) return out.append("false"), true;
-    if (Consume("None")) return out.append("null"), true;
-    return Number(out);
   }
 
   bool String(std::string& out) {
@@ -152,106 +307,11 @@ class PythonLiteral {
     return true;
   }
 
-  bool Sequence(std::string& out, int depth, char close) {
-    ++pos_;
-    out.push_back('[');
-    bool first = true;
-    for (;;) {
-      SkipSpace();
-      if (pos_ < s_.size() && s_[pos_] == close) {
-        ++pos_;
-        out.push_back(']');
-        return true;
-      }
-      if (!first) {
-        if (pos_ >= s_.size() || s_[pos_] != ',') return false;
-        ++pos_;
-        SkipSpace();
-        if (pos_ < s_.size() && s_[pos_] == close) continue;  // trailing comma
-      }
-      if (!first) out.push_back(',');
-      if (!Value(out, depth + 1)) return false;
-      first = false;
-    }
-  }
-
-  bool DictOrSet(std::string& out, int depth) {
-    ++pos_;
-    SkipSpace();
-    if (pos_ < s_.size() && s_[pos_] == '}') {
-      ++pos_;
-      out.append("{}");
-      return true;
-    }
-    // Parse the first element to learn whether this is a dict or a set.
-    std::string first;
-    if (!Value(first, depth + 1)) return false;
-    SkipSpace();
-    if (pos_ < s_.size() && s_[pos_] == ':') return Dict(out, depth, std::move(first));
-    std::vector<std::string> items{std::move(first)};
-    for (;;) {
-      SkipSpace();
-      if (pos_ >= s_.size()) return false;
-      if (s_[pos_] == '}') {
-        ++pos_;
-        break;
-      }
-      if (s_[pos_] != ',') return false;
-      ++pos_;
-      SkipSpace();
-      if (pos_ < s_.size() && s_[pos_] == '}') continue;
-      std::string item;
-      if (!Value(item, depth + 1)) return false;
-      items.push_back(std::move(item));
-    }
-    std::sort(items.begin(), items.end());
-    items.erase(std::unique(items.begin(), items.end()), items.end());
-    out.push_back('[');
-    for (size_t i = 0; i < items.size(); ++i) {
-      if (i) out.push_back(',');
-      out.append(items[i]);
-    }
-    out.push_back(']');
-    return true;
-  }
-
-  bool Dict(std::string& out, int depth, std::string key) {
-    out.push_back('{');
-    bool first = true;
-    for (;;) {
-      if (!first) {
-        SkipSpace();
-        if (pos_ >= s_.size()) return false;
-        if (s_[pos_] == '}') break;
-        if (s_[pos_] != ',') return false;
-        ++pos_;
-        SkipSpace();
-        if (pos_ < s_.size() && s_[pos_] == '}') break;
-        key.clear();
-        if (!Value(key, depth + 1)) return false;
-        SkipSpace();
-      }
-      if (pos_ >= s_.size() || s_[pos_] != ':') return false;
-      ++pos_;
-      SkipSpace();
-      if (!first) out.push_back(',');
-      if (key.empty() || key[0] != '"') {  // JSON keys are strings
-        std::string quoted;
-        text::AppendJsonString(quoted, key);
-        key = std::move(quoted);
-      }
-      out.append(key);
-      out.push_back(':');
-      if (!Value(out, depth + 1)) return false;
-      first = false;
-    }
-    ++pos_;
-    out.push_back('}');
-    return true;
-  }
-
   std::string_view s_;
   size_t pos_ = 0;
+  std::string* out_ = nullptr;
+  std::vector<Frame> frames_;
+  bool opened_ = false;
 };
 
 std::string JsonString(std::string_view text) {

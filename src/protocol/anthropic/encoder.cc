@@ -6,7 +6,13 @@
 // message_stop. Every event has an `event:` line equal to its data.type. A thinking block's
 // last delta is a signature_delta, as Anthropic's API sends it: clients that replay thinking
 // in multi-step loops (@ai-sdk/anthropic) keep only blocks that carry a signature.
+//
+// Tool arguments are never parsed: the stream sends them as partial_json fragments, the body
+// splices the same text in as `tool_use.input` (AppendToolInput), so the two agree byte for
+// byte at any width or depth.
+#include "crux/base/utf8.h"
 #include "crux/text/ids.h"
+#include "crux/text/json_text.h"
 #include "protocol/encoders.h"
 #include "protocol/errors.h"
 #include "protocol/json.h"
@@ -67,13 +73,23 @@ class ThinkingSignature {
   uint64_t hash_ = 0xcbf29ce484222325ull;
 };
 
-// The tool input object of a call: its arguments when they are a JSON object, else {}.
-Json InputObject(const std::string& arguments) {
-  if (CheckJsonShape(arguments, "arguments").ok()) {
-    Json input = Json::parse(arguments, nullptr, /*allow_exceptions=*/false);
-    if (input.is_object()) return input;
+// Appends a call's arguments as its tool_use `input`: the bytes its input_json_delta
+// fragments concatenate to in the stream, so a body and a stream of one output agree at any
+// width or depth (the text is never parsed into a tree). Every crux parser emits a JSON
+// object; what else an embedder's events carry is kept too (docs/protocols.md):
+// * one JSON value → that text as written (invalid UTF-8 repaired, as the stream's string
+//   escaping repairs it);
+// * no arguments → {} (the stream sends no fragment, so its block's input stays {});
+// * text that is not JSON → a JSON string holding it (the stream sent the same text, which
+//   a client's JSON parse of the fragments then rejects), never {}.
+void AppendToolInput(std::string& out, std::string_view arguments) {
+  if (arguments.empty()) {
+    out += "{}";
+  } else if (text::JsonTextType(arguments)) {
+    utf8::AppendRepaired(out, arguments);
+  } else {
+    AppendJsonString(out, arguments);
   }
-  return Json::object();
 }
 
 class AnthropicStreamEncoder final : public EncoderBase {
@@ -260,32 +276,45 @@ std::string EncodeAnthropicBody(const ChatRequest& request, const ResponseMeta& 
                                 const parse::ParseResult& result,
                                 const parse::Completion& completion) {
   text::IdGenerator ids(meta.id_seed);
-  Json content = Json::array();
+  // The content array is written by hand so that each tool input is spliced in as text.
+  std::string content;
+  auto add_block = [&content](const Json& block) {
+    if (!content.empty()) content += ',';
+    content += Dump(block);
+  };
   if (result.reasoning) {
-    content.push_back({{"type", "thinking"},
-                       {"thinking", *result.reasoning},
-                       {"signature", ThinkingSignature::Of(*result.reasoning)}});
+    add_block({{"type", "thinking"},
+               {"thinking", *result.reasoning},
+               {"signature", ThinkingSignature::Of(*result.reasoning)}});
   }
-  if (result.content) content.push_back({{"type", "text"}, {"text", *result.content}});
+  if (result.content) add_block({{"type", "text"}, {"text", *result.content}});
   for (const parse::ToolCall& call : result.tool_calls) {
-    content.push_back({{"type", "tool_use"},
-                       {"id", call.id.empty() ? ids.Next("toolu_", 24) : call.id},
-                       {"name", call.name},
-                       {"input", InputObject(call.arguments)}});
+    add_block({{"type", "tool_use"},
+               {"id", call.id.empty() ? ids.Next("toolu_", 24) : call.id},
+               {"name", call.name}});
+    content.pop_back();  // the block's closing brace: `input` comes last
+    content += R"(,"input":)";
+    AppendToolInput(content, call.arguments);
+    content += '}';
   }
-  if (content.empty()) content.push_back({{"type", "text"}, {"text", ""}});
+  if (content.empty()) add_block({{"type", "text"}, {"text", ""}});
   const bool has_calls = !result.tool_calls.empty();
   const parse::Usage& usage = completion.usage;
-  Json body = {
-      {"id", meta.id},
-      {"type", "message"},
-      {"role", "assistant"},
-      {"model", ResponseModel(request, meta)},
-      {"content", std::move(content)},
+  const Json head = {{"id", meta.id},
+                     {"type", "message"},
+                     {"role", "assistant"},
+                     {"model", ResponseModel(request, meta)}};
+  const Json tail = {
       {"stop_reason", StopReasonFor(completion.reason, has_calls)},
       {"stop_sequence", StopSequenceFor(completion, has_calls)},
       {"usage", UsageObject(usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)}};
-  return Dump(body);
+  std::string body = Dump(head);
+  body.pop_back();
+  body += R"(,"content":[)";
+  body += content;
+  body += "],";
+  body.append(Dump(tail), 1);  // without its opening brace
+  return body;
 }
 
 }  // namespace crux::protocol::internal

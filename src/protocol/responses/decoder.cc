@@ -180,12 +180,26 @@ class InputReader {
   Json resolved_ = Json::array();
 };
 
+// No `input`, or an empty string or array of items.
+bool IsEmptyInput(const Json* input) {
+  if (input == nullptr) return true;
+  if (input->is_string()) return input->get_ref<const std::string&>().empty();
+  return input->is_array() && input->empty();
+}
+
 Status ReadInput(const Json& body, ResponseStore* store, MessageBuilder& builder,
                  ChatRequest& request) {
   InputReader reader(builder, store, request.store);
   std::optional<std::string> previous;
   CRUX_PROTO_TRY(
       internal::ReadOptString(body, "previous_response_id", "previous_response_id", previous));
+  const Json* input = Member(body, "input");
+  if (previous && IsEmptyInput(input)) {
+    // Continuing with nothing new would generate from the stored turn alone.
+    return Error(ErrorCode::kInvalidArgument,
+                 "input is required: previous_response_id continues a conversation with new "
+                 "input items");
+  }
   if (previous) {
     std::optional<std::vector<std::string>> items;
     if (store != nullptr) items = store->Conversation(*previous);
@@ -195,7 +209,6 @@ Status ReadInput(const Json& body, ResponseStore* store, MessageBuilder& builder
     }
     CRUX_PROTO_TRY(reader.ReadStored(*items, "previous_response_id"));
   }
-  const Json* input = Member(body, "input");
   if (input == nullptr) {
     if (!previous) return Error(ErrorCode::kInvalidArgument, "input is required");
   } else if (input->is_string()) {

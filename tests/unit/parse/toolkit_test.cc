@@ -93,6 +93,31 @@ TEST(PythonLiteral, ConvertsToJson) {
   EXPECT_FALSE(PythonLiteralToJson("[1, 2").has_value());
 }
 
+TEST(PythonLiteral, NestsWithoutLimitAndRejectsWhatIsNotALiteral) {
+  EXPECT_EQ(PythonLiteralToJson("{'a': [1, (2, 3), {'b': {4, 5,}},], 'c': {},}"),
+            R"({"a":[1,[2,3],{"b":[4,5]}],"c":{}})");
+  EXPECT_EQ(PythonLiteralToJson("{(1, 2): [3, {4}], 5: ()}"), R"({"[1,2]":[3,[4]],"5":[]})");
+  EXPECT_EQ(PythonLiteralToJson("{(2,), (1,), (2,)}"), "[[1],[2]]");
+  EXPECT_EQ(PythonLiteralToJson(" [ ] "), "[]");
+  for (const char* bad : {"{1: 2, 3}", "{1, 2: 3}", "{'a' 1}", "[1 2]", "(1,", "{'a': }", "[,]",
+                          "{,}", "[1]]", "{'a': 1"}) {
+    EXPECT_FALSE(PythonLiteralToJson(bad).has_value()) << bad;
+  }
+  constexpr size_t kDepth = 200'000;  // the parser keeps its own stack
+  std::string deep;
+  for (size_t i = 0; i < kDepth; ++i)
+    deep += i % 2 == 0 ? "{'k': (" : "[";
+  deep += "None";
+  for (size_t i = kDepth; i-- > 0;)
+    deep += i % 2 == 0 ? ",)}" : "]";
+  const std::optional<std::string> json = PythonLiteralToJson(deep);
+  ASSERT_TRUE(json.has_value());
+  EXPECT_EQ(json->substr(0, 14), R"({"k":[[{"k":[[)");
+  EXPECT_EQ(JsonToPythonLiteral(*json).substr(0, 15), "{'k': [[{'k': [");
+  EXPECT_EQ(JsonToPythonLiteral(R"({"s": "it's", "n": [1.5, true, null], "o": {}})"),
+            R"({'s': "it's", 'n': [1.5, True, None], 'o': {}})");
+}
+
 TEST(ArgsWriter, BuildsObjects) {
   ArgsWriter w;
   std::string out;

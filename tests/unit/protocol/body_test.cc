@@ -68,7 +68,8 @@ TEST(AnthropicBody, BlocksStopReasonsAndInvalidInput) {
       body["content"][0],
       (Json{{"type", "thinking"}, {"thinking", "hmm"}, {"signature", "crux-336611192ffbcf39"}}));
   EXPECT_EQ(body["content"][1], (Json{{"type", "text"}, {"text", "ok"}}));
-  EXPECT_EQ(body["content"][2]["input"], Json::object());
+  // Not JSON: kept as a string holding the text, never {} (the stream sends the same text).
+  EXPECT_EQ(body["content"][2]["input"], "{not json");
   EXPECT_EQ(body["stop_reason"], "tool_use");
   EXPECT_TRUE(body["stop_sequence"].is_null());
   EXPECT_EQ(body["usage"]["input_tokens"], 20);

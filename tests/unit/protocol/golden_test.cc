@@ -190,7 +190,8 @@ TEST_P(GoldenStream, MatchesAndKeepsTheContract) {
   EXPECT_EQ(run.sse, Frames(golden["expected_stream"]));
   EXPECT_EQ(Join(testing::CheckStreamContract(api, run.sse, &run.expect)), "");
   if (run.body.empty()) return;
-  EXPECT_EQ(run.body, golden["expected_body"].dump());
+  // Compared as JSON: tool inputs are the model's argument text as written (whitespace kept).
+  EXPECT_EQ(Json::parse(run.body), golden["expected_body"]) << run.body;
   EXPECT_EQ(Join(testing::CheckBodyContract(api, run.body, run.expect)), "");
 }
 

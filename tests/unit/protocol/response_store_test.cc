@@ -281,11 +281,26 @@ TEST_F(ResponsesWithStore, KeepsTheInputOnlyWhenTheResponseIsStored) {
   EXPECT_EQ(r->input_items_json, "[]");
 }
 
-TEST_F(ResponsesWithStore, PreviousResponseIdAloneNeedsNoInput) {
-  auto r = DecodeResponses(R"({"model":"m","previous_response_id":"resp_1"})", &store_);
-  ASSERT_TRUE(r.ok()) << r.error().message();
-  EXPECT_EQ(r->messages.size(), 2u);
-  EXPECT_EQ(r->input_items_json, "[]");
+TEST_F(ResponsesWithStore, PreviousResponseIdNeedsNewInput) {
+  // Continuing with nothing new would generate from the stored turn alone: a 400 naming
+  // `input`, whether the input is absent, an empty string or no items (and before the lookup,
+  // so an unknown id with no input is the same 400).
+  for (const char* body : {R"({"model":"m","previous_response_id":"resp_1"})",
+                           R"({"model":"m","previous_response_id":"resp_1","input":""})",
+                           R"({"model":"m","previous_response_id":"resp_1","input":[]})",
+                           R"({"model":"m","previous_response_id":"resp_9","input":null})"}) {
+    auto r = DecodeResponses(body, &store_);
+    ASSERT_FALSE(r.ok()) << body;
+    EXPECT_EQ(r.error().code(), ErrorCode::kInvalidArgument) << body;
+    EXPECT_EQ(r.error().message(),
+              "input is required: previous_response_id continues a conversation with new input "
+              "items");
+    const HttpError http = EncodeError(Api::kResponses, r.error());
+    EXPECT_EQ(http.status, 400);
+    const Json error = Json::parse(http.body)["error"];
+    EXPECT_EQ(error["type"], "invalid_request_error");
+    EXPECT_EQ(error["param"], "input") << http.body;
+  }
 }
 
 }  // namespace
