@@ -78,6 +78,8 @@ struct Server::Impl {
   net::awaitable<void> Accept() {
     net::steady_timer backoff_timer(strand);
     auto backoff = std::chrono::milliseconds(0);
+    auto last_accept_log = Clock::time_point();
+    uint64_t accept_failures = 0;
     for (;;) {
       // Each connection gets its own strand, used by the socket and by every coroutine of its
       // session (the request, the disconnect watch, the wake-ups from engine threads).
@@ -90,7 +92,13 @@ struct Server::Impl {
         if (OutOfDescriptors(ec)) {
           if (!state.connections.EvictOldestIdle()) RefuseWithSpare();
         }
-        spdlog::warn("accept failed: {}; retrying in {} ms", ec.message(), backoff.count());
+        ++accept_failures;
+        if (Clock::now() - last_accept_log > std::chrono::seconds(5)) {
+          spdlog::warn("accept failed ({} time(s) since the last report): {}; backing off",
+                       accept_failures, ec.message());
+          last_accept_log = Clock::now();
+          accept_failures = 0;
+        }
         backoff_timer.expires_after(backoff);
         co_await backoff_timer.async_wait(kAwait);
         continue;
