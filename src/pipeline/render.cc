@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "crux/pipeline/pipeline.h"
+#include "text/json_dump.h"
 
 namespace crux::pipeline {
 
@@ -15,7 +16,7 @@ std::string RenderPrompt(const protocol::ChatRequest& request) {
       Json j{{"name", t.name},
              {"description", t.description},
              {"parameters", Json::parse(t.parameters_json, nullptr, false)}};
-      s += j.dump(-1, ' ', false, Json::error_handler_t::replace);
+      text::AppendJsonDump(s, j);  // iterative: a tool schema of any depth
       s += "\n";
     }
   };

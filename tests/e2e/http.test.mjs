@@ -60,6 +60,33 @@ describe('crux serve over HTTP', () => {
     assert.match(t.json.error.message, /temperature/);
   });
 
+  test('an out-of-range max_tokens names the whole range in each vendor shape', async () => {
+    const o = await post(server.url, '/v1/chat/completions', chat({ max_tokens: 99999999999 }));
+    assert.equal(o.status, 400);
+    assert.equal(o.json.error.type, 'invalid_request_error');
+    assert.equal(o.json.error.param, 'max_tokens');
+    assert.match(o.json.error.message, /between 1 and 2147483647 \(got 99999999999\)/);
+    const a = await post(server.url, '/v1/messages',
+      { model: 'plain', max_tokens: 0, messages: [{ role: 'user', content: 'hi' }] });
+    assert.equal(a.status, 400);
+    assert.equal(a.json.error.type, 'invalid_request_error');
+    assert.match(a.json.error.message, /max_tokens must be an integer between 1 and 2147483647 \(got 0\)/);
+    const r = await post(server.url, '/v1/responses', { model: 'plain', input: 'hi', max_output_tokens: -1 });
+    assert.equal(r.status, 400);
+    assert.match(r.json.error.message, /max_output_tokens must be an integer between 1 and 2147483647/);
+  });
+
+  test('previous_response_id without new input is a 400 naming input, not a generation', async () => {
+    const first = await post(server.url, '/v1/responses', { model: 'plain', input: 'hi' });
+    assert.equal(first.status, 200);
+    for (const input of [undefined, '', []]) {
+      const r = await post(server.url, '/v1/responses', { model: 'plain', previous_response_id: first.json.id, input });
+      assert.equal(r.status, 400, JSON.stringify(input));
+      assert.equal(r.json.error.type, 'invalid_request_error');
+      assert.equal(r.json.error.param, 'input');
+    }
+  });
+
   test('missing model is a 400, unknown model a 404', async () => {
     const missing = await post(server.url, '/v1/chat/completions', { messages: [{ role: 'user', content: 'x' }] });
     assert.equal(missing.status, 400);
