@@ -34,6 +34,8 @@ constexpr auto kAwait = net::as_tuple(net::use_awaitable);
 // Descriptors kept for everything that is not a client connection (model files, logs, the
 // engine, MCP peers) when the connection cap is derived from the open-file limit.
 constexpr rlim_t kReservedDescriptors = 64;
+// Idle connections closed at once when descriptors run out.
+constexpr int kEvictBatch = 16;
 // Sessions that only answer 503 at the cap; beyond them a connection is closed unanswered.
 constexpr int kMaxRefusing = 64;
 
@@ -90,7 +92,11 @@ struct Server::Impl {
         backoff =
             std::clamp(backoff * 2, std::chrono::milliseconds(5), std::chrono::milliseconds(1000));
         if (OutOfDescriptors(ec)) {
-          if (!state.connections.EvictOldestIdle()) RefuseWithSpare();
+          // Free a batch: the backlog may hold many connections, /health among them.
+          int evicted = 0;
+          while (evicted < kEvictBatch && state.connections.EvictOldestIdle())
+            ++evicted;
+          if (evicted == 0) RefuseWithSpare();
         }
         ++accept_failures;
         if (Clock::now() - last_accept_log > std::chrono::seconds(5)) {
