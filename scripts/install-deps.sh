@@ -7,8 +7,10 @@ packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev ccache pkg-config
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libboost1.81-dev
+  chromium
 )
 
+# Chromium runs the browser end-to-end tests (web pages against a local crux).
 # Node.js and npm run the end-to-end tests; the machine's own Node 20 is used when present.
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
 command -v npm >/dev/null 2>&1 || packages+=(npm)

@@ -177,6 +177,9 @@ class Session {
     keep_alive_ = parser.get().keep_alive();
     const std::string_view target = Path(header);
     const protocol::Api api = ApiForTarget(target);
+    if (const Route route = RouteFor(target); route.resource == Resource::kApi) {
+      endpoint_ = EndpointFor(route.api);  // refusals count against the endpoint asked for
+    }
     if (mode_ == SessionMode::kRefuse) {
       linger_ = !parser.is_done();
       co_return co_await WriteError(api, 503,

@@ -16,11 +16,12 @@ export function cruxBinary() {
 // Starts the server with extra flags; resolves once it listens.
 // Options (all optional, for the hostile-client suites): `script` replaces the scripts
 // directory; `wrap` is a command the binary runs under (e.g. ['bash', '-c', 'ulimit -n 128 &&
-// exec "$0" "$@"'], which receives the binary as $0); `env` adds environment variables;
+// exec "$0" "$@"'], which receives the binary as $0); `port` listens on that port instead of
+// a free one; `env` adds environment variables;
 // `stopTimeoutMs` bounds stop(): after it, the server is killed (SIGKILL).
 export async function startServer(extraArgs = [], options = {}) {
-  const { script = scriptsDir, wrap = null, env = {}, stopTimeoutMs = 15000 } = options;
-  const args = ['serve', '--engine', 'mock', '--script', script, '--port', '0',
+  const { script = scriptsDir, wrap = null, env = {}, stopTimeoutMs = 15000, port: fixedPort = 0 } = options;
+  const args = ['serve', '--engine', 'mock', '--script', script, '--port', String(fixedPort),
     '--reasoning-parser', 'qwen3', '--tool-call-parser', 'hermes', ...extraArgs];
   const [command, argv] = wrap ? [wrap[0], [...wrap.slice(1), cruxBinary(), ...args]] : [cruxBinary(), args];
   const proc = spawn(command, argv, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
