@@ -143,8 +143,9 @@ void AddServeCommand(CLI::App& app, std::function<int()>& run) {
       ->capture_default_str();
   cmd->add_option("--threads", s.io_threads, "HTTP I/O threads")->capture_default_str();
   cmd->add_option("--max-buffered-bytes", s.max_buffered_bytes,
-                  "Output that may wait for a client that is not reading (per connection); "
-                  "beyond it the client is cut and its generation cancelled (0: unlimited)")
+                  "Output that may wait for a client that reads slower than the model writes "
+                  "(per connection); at the limit the generation pauses until the client "
+                  "catches up (0: unlimited)")
       ->capture_default_str();
   cmd->add_option("--write-timeout", s.write_timeout_s,
                   "Seconds a client may take no bytes of its response before it is cut")

@@ -24,8 +24,8 @@ struct ServerConfig {
   double request_timeout_s = 600;  // per-request deadline
   double keepalive_s = 10;         // SSE keep-alive after this much idle time
   int io_threads = 2;
-  // Output waiting for a client that does not read (generated text not yet taken by the
-  // socket); beyond it the client is cut. 0: unlimited.
+  // Output waiting for a client that reads slower than the model writes (queued text and the
+  // bytes being written); at the limit the generation pauses. 0: unlimited.
   size_t max_buffered_bytes = 1u << 20;
   double write_timeout_s = 30;  // a client that takes no bytes for this long is cut
   int max_connections = 0;      // open connections; 0: the open-file limit minus a reserve
