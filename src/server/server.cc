@@ -16,6 +16,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -46,9 +47,18 @@ constexpr std::string_view kOutOfDescriptors =
     "x-should-retry: true\r\nConnection: close\r\nContent-Length: 132\r\n\r\n"
     R"({"type":"error","error":{"type":"overloaded_error","message":"the server has no file descriptors left; retry shortly","code":null}})";
 
+// Accept errors are system errors. Only their numbers and strerror_r are used here: with no
+// descriptors left, nothing on this path may need one (or a virtual call a sanitizer checks
+// by opening a pipe).
 bool OutOfDescriptors(const boost::system::error_code& ec) {
-  return ec == net::error::no_descriptors || ec.value() == ENFILE || ec.value() == ENOBUFS ||
-         ec.value() == ENOMEM;
+  const int e = ec.value();
+  return e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM;
+}
+
+std::string SystemMessage(int error) {
+  char buffer[256];
+  const auto* text = strerror_r(error, buffer, sizeof buffer);  // the GNU variant
+  return text != nullptr ? std::string(text) : "error " + std::to_string(error);
 }
 
 // Raises the soft open-file limit to the hard one; returns the soft limit in force.
@@ -101,7 +111,7 @@ struct Server::Impl {
         ++accept_failures;
         if (Clock::now() - last_accept_log > std::chrono::seconds(5)) {
           spdlog::warn("accept failed ({} time(s) since the last report): {}; backing off",
-                       accept_failures, ec.message());
+                       accept_failures, SystemMessage(ec.value()));
           last_accept_log = Clock::now();
           accept_failures = 0;
         }

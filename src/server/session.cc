@@ -36,6 +36,8 @@ using Request = http::request<http::string_body>;
 using RequestHeader = http::request_header<>;
 constexpr auto kAwait = net::as_tuple(net::use_awaitable);
 constexpr size_t kHeaderLimit = 64 * 1024;
+// Seconds a stream's last events (after its generation ended) may take to be written.
+constexpr double kLastEventsGrace_s = 2;
 
 double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -583,7 +585,8 @@ class Session {
     pipe.Begin(out);
     auto watch = StartWatch(queue);
     auto last_write = Clock::now();
-    bool first_output = false;
+    auto write_limit = deadline;  // of the writes still to come
+    bool first_output = false, last_events = false;
     while (ok) {
       for (auto& update : queue.Drain())
         pipe.OnUpdate(update, out);
@@ -592,6 +595,15 @@ class Session {
         (Clock::now() >= deadline ? end.timed_out : end.shutdown) = true;
         generation.Cancel();
         pipe.Fail(end.timed_out ? TimeoutError() : ShutdownError(), out);
+      }
+      if (pipe.finished() && !last_events) {
+        // Generation is over: its slot is free now, whatever the client does with the rest,
+        // and the last events (a deadline's error event too) get a short grace to be taken.
+        last_events = true;
+        EndGeneration(pipe);
+        write_limit =
+            std::max(deadline, Clock::now() + std::min(Seconds(kLastEventsGrace_s),
+                                                       Seconds(state_.config.write_timeout_s)));
       }
       if (!out.empty()) {
         if (!first_output && pipe.produced_output()) {
@@ -602,14 +614,13 @@ class Session {
         out.clear();
         if (out.capacity() > (256u << 10)) std::string().swap(out);  // a burst's buffer
         queue.Hold(framed.size());
-        // The terminal event of a failed stream gets a write timeout of its own.
-        ok = co_await Send(framed, pipe.finished() ? Clock::time_point::max() : deadline);
+        ok = co_await Send(framed, write_limit);
         queue.Hold(0);
         last_write = Clock::now();
       }
       if (!ok || pipe.finished() || watch->gone) break;
       if (Clock::now() - last_write >= keepalive) {
-        ok = co_await Send(Frame(StreamKeepAlive(pipe)), deadline);
+        ok = co_await Send(Frame(StreamKeepAlive(pipe)), write_limit);
         last_write = Clock::now();
         continue;
       }
@@ -635,7 +646,7 @@ class Session {
     state_.metrics.StreamEnded();
     Log(200, pipe);
     state_.metrics.RequestDone(endpoint_, 200, SecondsSince(start_));
-    if (ok && chunked_) ok = co_await Send("0\r\n\r\n");
+    if (ok && chunked_) ok = co_await Send("0\r\n\r\n", write_limit);
     co_return ok&& chunked_;
   }
 

@@ -10,7 +10,7 @@ void UpdateQueue::OnUpdate(engine::GenerationUpdate update) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (overflowed_) return;
     queued_bytes_ += update.text.size() + kUpdateOverhead;
-    if (limit_ > 0 && held_bytes_ > 0 && queued_bytes_ + held_bytes_ > 2 * limit_) {
+    if (limit_ > 0 && held_bytes_ > 0 && queued_bytes_ > 2 * limit_) {
       overflowed_ = overflow = true;
       updates_.clear();
     } else {

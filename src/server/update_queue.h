@@ -21,9 +21,11 @@ namespace crux::server {
 // queued text (plus a per-update allowance for its wire framing) and the encoded bytes the
 // session is writing (Hold). At `limit` the queue stops accepting, which pauses the
 // generation in an engine that can pause (back-pressure: a slow reader slows the model down
-// instead of growing memory). An engine that keeps delivering overflows the queue at twice
-// the limit while a write is in progress: it keeps nothing more and runs the overflow handler
-// on the strand, which cuts the client.
+// instead of growing memory). An engine that keeps delivering overflows the queue when the
+// text queued behind a write in progress passes twice the limit (a pausing engine stays
+// within one update of it; the write itself may be larger than the limit, being encoded):
+// the queue keeps nothing more and runs the overflow handler on the strand, which cuts the
+// client.
 class UpdateQueue final : public engine::GenerationSink,
                           public std::enable_shared_from_this<UpdateQueue> {
  public:

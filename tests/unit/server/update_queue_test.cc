@@ -41,7 +41,7 @@ TEST(UpdateQueue, OverflowsAtTwiceTheLimitWhileAWriteIsBlocked) {
   auto q = std::make_shared<UpdateQueue>(ioc.get_executor(), 1000);
   bool cut = false;
   q->SetOverflowHandler([&] { cut = true; });
-  q->Hold(500);
+  q->Hold(5000);  // an encoded write larger than the limit is no overflow by itself
   q->OnUpdate(Text(1000));
   EXPECT_FALSE(q->overflowed());
   q->OnUpdate(Text(1000));
