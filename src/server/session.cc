@@ -647,7 +647,7 @@ class Session {
     Log(200, pipe);
     state_.metrics.RequestDone(endpoint_, 200, SecondsSince(start_));
     if (ok && chunked_) ok = co_await Send("0\r\n\r\n", write_limit);
-    co_return ok&& chunked_;
+    co_return (ok && chunked_);
   }
 
   void ReportCut(std::string_view why) {
