@@ -66,9 +66,14 @@ HostPolicy HostPolicy::For(std::string_view bound_address,
   HostPolicy policy;
   if (IsLoopback(bound_address)) {
     policy.hosts_ = {"localhost", ".localhost", "127.0.0.1", "::1"};
-    if (auto bound = HostNameOf(bound_address.find(':') != std::string_view::npos
-                                    ? "[" + std::string(bound_address) + "]"
-                                    : std::string(bound_address))) {
+    // An IPv6 address is bracketed as a Host header writes it (built by appending: gcc 12
+    // reports a false -Wrestrict for `"[" + std::string`).
+    std::string authority;
+    const bool v6 = bound_address.find(':') != std::string_view::npos;
+    if (v6) authority.push_back('[');
+    authority.append(bound_address);
+    if (v6) authority.push_back(']');
+    if (auto bound = HostNameOf(authority)) {
       if (std::find(policy.hosts_.begin(), policy.hosts_.end(), *bound) == policy.hosts_.end()) {
         policy.hosts_.push_back(*bound);
       }

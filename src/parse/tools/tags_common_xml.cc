@@ -76,7 +76,8 @@ void StringValueStream::Append(std::string_view text, std::string& out) {
       }
       if (text.back() == '\n') {
         text::AppendJsonEscaped(out, text.substr(0, text.size() - 1));
-        held_.assign("\n");
+        held_.clear();  // not assign("\n"): gcc 12 reports a false -Wrestrict for it here
+        held_.push_back('\n');
       } else {
         text::AppendJsonEscaped(out, text);
       }

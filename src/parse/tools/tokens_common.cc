@@ -367,7 +367,8 @@ JsonCallList::Byte JsonCallList::Delimiter(char c, TokenParser& host) {
       return Byte::kEndBefore;  // the list ends early; its calls are kept
     }
     host.CloseRegion();
-    separator_.assign(",");
+    separator_.clear();  // not assign(","): gcc 12 reports a false -Wrestrict for it here
+    separator_.push_back(',');
     state_ = State::kAfterComma;
     return Byte::kTaken;
   }
