@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "crux/engine/mock_engine.h"
@@ -76,9 +77,36 @@ void CheckOutput(const std::string& out) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static Harness* h = new Harness();
   h->ioc.restart();
+  // Connected asynchronously: libFuzzer's timer signals interrupt blocking calls (EINTR),
+  // which the io_context's own loop retries.
   tcp::socket client(h->ioc);
-  client.connect(h->acceptor.local_endpoint());
-  tcp::socket server = h->acceptor.accept(net::make_strand(h->ioc));
+  std::optional<tcp::socket> accepted;
+  bool connected = false;
+  boost::system::error_code connect_ec;
+  client.async_connect(h->acceptor.local_endpoint(), [&](boost::system::error_code ec) {
+    connect_ec = ec;
+    connected = true;
+  });
+  h->acceptor.async_accept(net::make_strand(h->ioc),
+                           [&](boost::system::error_code ec, tcp::socket socket) {
+                             if (ec) {
+                               std::fprintf(stderr, "accept failed: %s\n", ec.message().c_str());
+                               std::abort();
+                             }
+                             accepted.emplace(std::move(socket));
+                           });
+  // run_for returns (and the context stops) whenever it runs out of work: restart each time.
+  auto run_a_little = [&](std::chrono::milliseconds ms) {
+    if (h->ioc.stopped()) h->ioc.restart();
+    h->ioc.run_for(ms);
+  };
+  while (!(connected && accepted))
+    run_a_little(std::chrono::milliseconds(10));
+  if (connect_ec) {
+    std::fprintf(stderr, "connect failed: %s\n", connect_ec.message().c_str());
+    std::abort();
+  }
+  tcp::socket server = std::move(*accepted);
   auto executor = server.get_executor();
   bool session_done = false;
   net::co_spawn(
@@ -104,7 +132,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       std::fprintf(stderr, "the session did not end within 20 s\n");
       std::abort();
     }
-    h->ioc.run_for(std::chrono::milliseconds(50));
+    run_a_little(std::chrono::milliseconds(50));
   }
   CheckOutput(out);
   return 0;
