@@ -1,10 +1,10 @@
 #include "bench_text.h"
 
-#include "crux/text/json_scan.h"
-
 #include <algorithm>
 #include <array>
 #include <string_view>
+
+#include "crux/text/json_scan.h"
 
 namespace crux::bench {
 namespace {

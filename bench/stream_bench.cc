@@ -18,8 +18,8 @@
 #include "bench_text.h"
 #include "crux/parse/output_parser.h"
 #include "crux/parse/parser.h"
-#include "crux/parse/result.h"
 #include "crux/parse/reasoning/registry.h"
+#include "crux/parse/result.h"
 #include "crux/parse/tools/registry.h"
 
 namespace crux::bench {
@@ -154,8 +154,8 @@ int main(int argc, char** argv) {
       filter = argv[++i];
   }
   std::printf("%-28s %7s %8s | %9s %9s | %9s %9s | %6s | %9s %9s | %9s | %5s\n", "scenario",
-              "pieces", "KB", "start p50", "start p99", "end p50", "end p99", "end/st",
-              "stream ms", "worst ms", "full MB/s", "calls");
+              "pieces", "KB", "start p50", "start p99", "end p50", "end p99", "end/st", "stream ms",
+              "worst ms", "full MB/s", "calls");
   // Half a second of parsing first, so the first scenario does not pay for the CPU leaving
   // its idle state.
   {

@@ -37,18 +37,18 @@ class JsonScanner {
 
  private:
   enum class State : uint8_t {
-    kStart,     // before the value: whitespace, then a value
-    kValue,     // a value is expected (after ':' or ',' in an array, or '[')
-    kKeyOrEnd,  // after '{': a key or '}'
-    kKey,       // after ',' in an object: a key
-    kColon,     // after a key
-    kAfter,     // after a value inside a container: ',' or the closer
-    kString,    // inside a string
-    kEscape,    // after a backslash
-    kUnicode,   // inside \uXXXX; `count_` hex digits left, `unit_` the value so far
+    kStart,      // before the value: whitespace, then a value
+    kValue,      // a value is expected (after ':' or ',' in an array, or '[')
+    kKeyOrEnd,   // after '{': a key or '}'
+    kKey,        // after ',' in an object: a key
+    kColon,      // after a key
+    kAfter,      // after a value inside a container: ',' or the closer
+    kString,     // inside a string
+    kEscape,     // after a backslash
+    kUnicode,    // inside \uXXXX; `count_` hex digits left, `unit_` the value so far
     kSurrogate,  // after a high surrogate escape: the backslash of its low half
-    kNumber,    // inside a number; `number_` tracks the part
-    kLiteral,   // inside true/false/null; `literal_` and `count_` track progress
+    kNumber,     // inside a number; `number_` tracks the part
+    kLiteral,    // inside true/false/null; `literal_` and `count_` track progress
     kDone,
     kError,
   };

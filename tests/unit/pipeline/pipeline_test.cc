@@ -2,9 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "crux/engine/mock_engine.h"
 #include "crux/protocol/response_store.h"
@@ -161,8 +160,8 @@ namespace {
 // the next turn continues it; a failed one is not stored.
 TEST_F(PipelineTest, ResponsesAreStoredAsTheClientSawThem) {
   PipelineConfig config{"qwen3", "", {}, 5, std::make_shared<protocol::ResponseStore>()};
-  auto first = MakeResponses(R"({"model":"m","input":"Capital of France?","stream":true})",
-                             config, "resp_a");
+  auto first = MakeResponses(R"({"model":"m","input":"Capital of France?","stream":true})", config,
+                             "resp_a");
   const std::string sse = Run(*first, "<think>Easy.</think>Paris.");
   auto stored = config.response_store->Get("resp_a");
   ASSERT_TRUE(stored.has_value());
