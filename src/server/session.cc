@@ -7,6 +7,7 @@
 #include <malloc.h>
 #include <spdlog/spdlog.h>
 
+#include <array>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -88,7 +89,7 @@ class Session {
       state_.metrics.ConnectionOpened();
       conn_->SetHandler([this](ConnectionSignal signal) { OnSignal(signal); });
     }
-    while (!draining_ && !state_.draining.load()) {
+    while (!state_.draining.load()) {
       if (!co_await Serve()) break;
     }
     co_await Close();
@@ -119,7 +120,6 @@ class Session {
  private:
   // On the strand: a signal from the server (see ConnectionSignal).
   void OnSignal(ConnectionSignal signal) {
-    if (signal != ConnectionSignal::kEvict) draining_ = true;
     if (signal == ConnectionSignal::kAbort) aborting_ = true;
     if (idle_) {
       CloseSocket();
@@ -179,9 +179,9 @@ class Session {
     keep_alive_ = parser.get().keep_alive();
     const std::string_view target = Path(header);
     const protocol::Api api = ApiForTarget(target);
-    if (const Route route = RouteFor(target); route.resource == Resource::kApi) {
-      endpoint_ = EndpointFor(route.api);  // refusals count against the endpoint asked for
-    }
+    const Route route = RouteFor(target);
+    // Refusals count against the endpoint asked for.
+    if (route.resource == Resource::kApi) endpoint_ = EndpointFor(route.api);
     if (mode_ == SessionMode::kRefuse) {
       linger_ = !parser.is_done();
       co_return co_await WriteError(api, 503,
@@ -189,7 +189,7 @@ class Session {
                                         std::to_string(state_.max_connections) + "); retry shortly",
                                     false);
     }
-    if (auto refusal = Refuse(header, target)) {
+    if (auto refusal = Refuse(header, route)) {
       linger_ = !parser.is_done();
       co_return co_await WriteError(api, refusal->first, refusal->second, false);
     }
@@ -204,8 +204,8 @@ class Session {
     }
     stream_.expires_never();
     Request req = parser.release();
-    const bool keep = co_await Handle(req);
-    co_return keep&& keep_alive_ && !draining_;
+    const bool keep = co_await Handle(req, route);
+    co_return keep&& keep_alive_ && !state_.draining.load();
   }
 
   static std::string_view Path(const RequestHeader& header) {
@@ -240,7 +240,7 @@ class Session {
   // protection (Host, Origin, the JSON media type) and transfer or content codings crux does
   // not decode. Returns the status and message of the refusal.
   std::optional<std::pair<int, std::string>> Refuse(const RequestHeader& header,
-                                                    std::string_view target) {
+                                                    const Route& route) {
     using Refusal = std::pair<int, std::string>;
     if (state_.draining.load()) return Refusal{503, "the server is shutting down"};
     const size_t hosts = header.count(http::field::host);
@@ -268,7 +268,7 @@ class Session {
                                 "' is not supported; send the body uncompressed"};
       }
     }
-    if (header.method() == http::verb::post && RouteFor(target).resource == Resource::kApi) {
+    if (header.method() == http::verb::post && route.resource == Resource::kApi) {
       auto it = header.find(http::field::content_type);
       const auto type =
           it == header.end() ? std::nullopt : std::optional<std::string_view>(it->value());
@@ -277,14 +277,12 @@ class Session {
     return std::nullopt;
   }
 
-  net::awaitable<bool> Handle(const Request& req) {
+  net::awaitable<bool> Handle(const Request& req, const Route& route) {
     const std::string_view target = Path(req.base());
-    const Route route = RouteFor(target);
     if (route.resource == Resource::kNone) {
       co_return co_await WriteError(ApiForTarget(target), 404,
                                     "no route for " + std::string(target));
     }
-    if (route.resource == Resource::kApi) endpoint_ = EndpointFor(route.api);
     allow_ = AllowFor(route.resource);
     if (method_ == http::verb::options) {
       preflight_headers_.clear();
@@ -588,7 +586,8 @@ class Session {
     auto write_limit = deadline;  // of the writes still to come
     bool first_output = false, last_events = false;
     while (ok) {
-      for (auto& update : queue.Drain())
+      queue.Drain(batch_);
+      for (const auto& update : batch_)
         pipe.OnUpdate(update, out);
       if (queue.overflowed()) break;
       if (!pipe.finished() && (Clock::now() >= deadline || aborting_)) {
@@ -610,17 +609,18 @@ class Session {
           first_output = true;
           state_.metrics.FirstByte(SecondsSince(start_));
         }
-        const std::string framed = Frame(out);
+        const Chunk chunk(out, chunked_);
+        queue.Hold(chunk.size());
+        ok = co_await SendBuffers(chunk.buffers(), write_limit);
+        queue.Hold(0);
         out.clear();
         if (out.capacity() > (256u << 10)) std::string().swap(out);  // a burst's buffer
-        queue.Hold(framed.size());
-        ok = co_await Send(framed, write_limit);
-        queue.Hold(0);
         last_write = Clock::now();
       }
       if (!ok || pipe.finished() || watch->gone) break;
       if (Clock::now() - last_write >= keepalive) {
-        ok = co_await Send(Frame(StreamKeepAlive(pipe)), write_limit);
+        const Chunk ping(StreamKeepAlive(pipe), chunked_);
+        ok = co_await SendBuffers(ping.buffers(), write_limit);
         last_write = Clock::now();
         continue;
       }
@@ -656,18 +656,31 @@ class Session {
     spdlog::warn("client cut: {} ({:.3f}s into the request)", why, SecondsSince(start_));
   }
 
-  // SSE bytes as the body carries them: a chunk in HTTP/1.1, raw in HTTP/1.0.
-  std::string Frame(std::string_view data) const {
-    if (!chunked_) return std::string(data);
-    char size[20];
-    const int len = std::snprintf(size, sizeof size, "%zx\r\n", data.size());
-    std::string framed;
-    framed.reserve(static_cast<size_t>(len) + data.size() + 2);
-    framed.append(size, static_cast<size_t>(len));
-    framed.append(data);
-    framed += "\r\n";
-    return framed;
-  }
+  // SSE bytes as the body carries them, without copying them: a chunk (size line, the
+  // bytes, CRLF) in HTTP/1.1, the bytes alone in HTTP/1.0. Refers to `data`, which must
+  // outlive it.
+  class Chunk {
+   public:
+    Chunk(std::string_view data, bool chunked) : data_(data) {
+      if (chunked) {
+        size_len_ = static_cast<size_t>(std::snprintf(size_, sizeof size_, "%zx\r\n", data.size()));
+      }
+      chunked_ = chunked;
+    }
+    Chunk(const Chunk&) = delete;
+    Chunk& operator=(const Chunk&) = delete;
+    std::array<net::const_buffer, 3> buffers() const {
+      return {net::const_buffer(size_, size_len_), net::const_buffer(data_.data(), data_.size()),
+              net::const_buffer("\r\n", chunked_ ? 2 : 0)};
+    }
+    size_t size() const { return size_len_ + data_.size() + (chunked_ ? 2 : 0); }
+
+   private:
+    std::string_view data_;
+    char size_[20] = {};
+    size_t size_len_ = 0;
+    bool chunked_ = false;
+  };
 
   static std::string_view StreamKeepAlive(const pipeline::RequestPipeline& pipe) {
     return pipe.request().api == protocol::Api::kAnthropicMessages
@@ -681,7 +694,8 @@ class Session {
     auto watch = StartWatch(queue);
     std::string unused;
     while (!pipe.finished() && !watch->gone && !aborting_ && Clock::now() < deadline) {
-      for (auto& update : queue.Drain())
+      queue.Drain(batch_);
+      for (const auto& update : batch_)
         pipe.OnUpdate(update, unused);
       if (pipe.finished()) break;
       co_await Wait(queue, deadline);
@@ -762,7 +776,7 @@ class Session {
         res.set(http::field::access_control_expose_headers, "retry-after, x-should-retry");
       }
     }
-    keep_alive_ = keep_alive_ && !draining_ && !state_.draining.load();
+    keep_alive_ = keep_alive_ && !state_.draining.load();
     res.keep_alive(keep_alive_);
   }
 
@@ -795,24 +809,32 @@ class Session {
     if (write_timed_out_) ReportCut("it took no bytes of its response for --write-timeout");
   }
 
-  // Writes `bytes`, failing when the client takes none of them for --write-timeout or at
-  // `limit` (a request deadline), whichever comes first. The socket is closed on a timeout.
-  net::awaitable<bool> Send(std::string_view bytes,
-                            Clock::time_point limit = Clock::time_point::max()) {
+  // Writes `buffers`, failing when the client takes none of their bytes for --write-timeout
+  // or at `limit` (a request deadline), whichever comes first. The socket is closed on a
+  // timeout.
+  template <class Buffers>
+  net::awaitable<bool> SendBuffers(const Buffers& buffers,
+                                   Clock::time_point limit = Clock::time_point::max()) {
     const auto stall = Seconds(state_.config.write_timeout_s);
     write_timed_out_ = false;
-    while (!bytes.empty()) {
+    beast::buffers_suffix<Buffers> rest(buffers);
+    while (beast::buffer_bytes(rest) > 0) {
       const auto now = Clock::now();
       stream_.expires_at(limit - now > stall ? now + stall : limit);
-      auto [ec, n] = co_await stream_.async_write_some(net::buffer(bytes), kAwait);
+      auto [ec, n] = co_await stream_.async_write_some(rest, kAwait);
       if (ec) {
         write_timed_out_ = ec == beast::error::timeout;
         co_return false;
       }
-      bytes.remove_prefix(n);
+      rest.consume(n);
     }
     stream_.expires_never();
     co_return true;
+  }
+
+  net::awaitable<bool> Send(std::string_view bytes,
+                            Clock::time_point limit = Clock::time_point::max()) {
+    co_return co_await SendBuffers(net::const_buffer(bytes.data(), bytes.size()), limit);
   }
 
   beast::tcp_stream stream_;
@@ -826,13 +848,13 @@ class Session {
   http::verb method_ = http::verb::get;  // of the request being answered
   std::string_view allow_;               // its resource's methods, for Allow
   Metrics::Endpoint endpoint_ = Metrics::kOther;
-  bool keep_alive_ = false;                    // the connection may serve another request
-  bool chunked_ = true;                        // the stream in progress uses the chunked coding
-  std::string cors_origin_;                    // the request's Origin, when it gets CORS headers
-  std::string preflight_headers_;              // Access-Control-Request-Headers of a preflight
-  std::shared_ptr<UpdateQueue> active_queue_;  // of the generation in progress
-  bool idle_ = true;                           // no request in progress
-  bool draining_ = false;  // shutting down: close after the response in progress
+  bool keep_alive_ = false;                      // the connection may serve another request
+  bool chunked_ = true;                          // the stream in progress uses the chunked coding
+  std::string cors_origin_;                      // the request's Origin, when it gets CORS headers
+  std::string preflight_headers_;                // Access-Control-Request-Headers of a preflight
+  std::shared_ptr<UpdateQueue> active_queue_;    // of the generation in progress
+  std::vector<engine::GenerationUpdate> batch_;  // drained updates (its buffer is reused)
+  bool idle_ = true;                             // no request in progress
   bool aborting_ = false;  // the drain timed out: end the response in progress now
   bool overflowed_ = false;
   bool write_timed_out_ = false;

@@ -38,11 +38,12 @@ void UpdateQueue::Wake() {
   boost::asio::post(strand_, [self = shared_from_this()] { self->timer_.cancel(); });
 }
 
-std::deque<engine::GenerationUpdate> UpdateQueue::Drain() {
+void UpdateQueue::Drain(std::vector<engine::GenerationUpdate>& into) {
+  into.clear();
   std::lock_guard<std::mutex> lock(mutex_);
   notified_ = false;
   queued_bytes_ = 0;
-  return std::exchange(updates_, {});
+  updates_.swap(into);
 }
 
 bool UpdateQueue::HasPending() {

@@ -5,10 +5,10 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <cstddef>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "crux/engine/engine.h"
 
@@ -41,7 +41,9 @@ class UpdateQueue final : public engine::GenerationSink,
   // Wakes the session (from any thread).
   void Wake();
 
-  std::deque<engine::GenerationUpdate> Drain();
+  // Moves the queued updates into `into` (cleared first). The two buffers swap, so after the
+  // first few wake-ups neither allocates.
+  void Drain(std::vector<engine::GenerationUpdate>& into);
 
   // Whether updates arrived since the last Drain(). Checked before each wait: the wake-up for
   // them may have run while the session was not waiting (during a write), and cancelled nothing.
@@ -61,7 +63,7 @@ class UpdateQueue final : public engine::GenerationSink,
   const size_t limit_;
   std::function<void()> on_overflow_;  // strand only
   mutable std::mutex mutex_;
-  std::deque<engine::GenerationUpdate> updates_;
+  std::vector<engine::GenerationUpdate> updates_;
   size_t queued_bytes_ = 0;
   size_t held_bytes_ = 0;
   bool notified_ = false;

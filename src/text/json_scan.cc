@@ -1,6 +1,7 @@
 #include "crux/text/json_scan.h"
 
 #include "crux/base/utf8.h"
+#include "text/json_escape.h"
 
 namespace crux::text {
 namespace {
@@ -352,8 +353,42 @@ JsonScanner::Status JsonScanner::Finish() {
   return Fail(state_ == State::kStart ? "no JSON value" : "unfinished JSON value");
 }
 
-void AppendJsonEscaped(std::string& out, std::string_view text) {
+namespace internal {
+
+void AppendJsonEscape(std::string& out, unsigned char c) {
   static constexpr char kHex[] = "0123456789abcdef";
+  switch (c) {
+    case '"':
+      out.append("\\\"");
+      break;
+    case '\\':
+      out.append("\\\\");
+      break;
+    case '\n':
+      out.append("\\n");
+      break;
+    case '\r':
+      out.append("\\r");
+      break;
+    case '\t':
+      out.append("\\t");
+      break;
+    case '\b':
+      out.append("\\b");
+      break;
+    case '\f':
+      out.append("\\f");
+      break;
+    default:
+      out.append("\\u00");
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+  }
+}
+
+}  // namespace internal
+
+void AppendJsonEscaped(std::string& out, std::string_view text) {
   size_t i = 0;
   while (i < text.size()) {
     const auto c = static_cast<unsigned char>(text[i]);
@@ -368,36 +403,10 @@ void AppendJsonEscaped(std::string& out, std::string_view text) {
       }
       continue;
     }
-    switch (c) {
-      case '"':
-        out.append("\\\"");
-        break;
-      case '\\':
-        out.append("\\\\");
-        break;
-      case '\n':
-        out.append("\\n");
-        break;
-      case '\r':
-        out.append("\\r");
-        break;
-      case '\t':
-        out.append("\\t");
-        break;
-      case '\b':
-        out.append("\\b");
-        break;
-      case '\f':
-        out.append("\\f");
-        break;
-      default:
-        if (c < 0x20 || c == 0x7F) {
-          out.append("\\u00");
-          out.push_back(kHex[c >> 4]);
-          out.push_back(kHex[c & 15]);
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
+    if (c < 0x20 || c == 0x7F || c == '"' || c == '\\') {
+      internal::AppendJsonEscape(out, c);
+    } else {
+      out.push_back(static_cast<char>(c));
     }
     ++i;
   }

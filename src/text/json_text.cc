@@ -2,6 +2,7 @@
 
 #include "crux/base/utf8.h"
 #include "crux/text/json_scan.h"
+#include "text/json_escape.h"
 
 namespace crux::text {
 namespace {
@@ -94,7 +95,6 @@ std::optional<JsonType> AppendCompactJson(std::string& out, std::string_view tex
 }
 
 void AppendJsonStringLikeDump(std::string& out, std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
   out.push_back('"');
   size_t i = 0;
   while (i < text.size()) {
@@ -119,33 +119,7 @@ void AppendJsonStringLikeDump(std::string& out, std::string_view text) {
       i += utf8::NextChar(text.substr(i)).length;
       continue;
     }
-    switch (c) {
-      case '"':
-        out.append("\\\"");
-        break;
-      case '\\':
-        out.append("\\\\");
-        break;
-      case '\b':
-        out.append("\\b");
-        break;
-      case '\t':
-        out.append("\\t");
-        break;
-      case '\n':
-        out.append("\\n");
-        break;
-      case '\f':
-        out.append("\\f");
-        break;
-      case '\r':
-        out.append("\\r");
-        break;
-      default:
-        out.append("\\u00");
-        out.push_back(kHex[c >> 4]);
-        out.push_back(kHex[c & 15]);
-    }
+    internal::AppendJsonEscape(out, c);  // a quote, a backslash or a control character
     ++i;
   }
   out.push_back('"');
