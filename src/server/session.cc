@@ -7,7 +7,6 @@
 #include <malloc.h>
 #include <spdlog/spdlog.h>
 
-#include <array>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -609,18 +608,20 @@ class Session {
           first_output = true;
           state_.metrics.FirstByte(SecondsSince(start_));
         }
-        const Chunk chunk(out, chunked_);
-        queue.Hold(chunk.size());
-        ok = co_await SendBuffers(chunk.buffers(), write_limit);
-        queue.Hold(0);
+        Frame(out, framed_);
         out.clear();
-        if (out.capacity() > (256u << 10)) std::string().swap(out);  // a burst's buffer
+        queue.Hold(framed_.size());
+        ok = co_await Send(framed_, write_limit);
+        queue.Hold(0);
+        for (std::string* buffer : {&out, &framed_}) {
+          if (buffer->capacity() > (256u << 10)) std::string().swap(*buffer);  // a burst's
+        }
         last_write = Clock::now();
       }
       if (!ok || pipe.finished() || watch->gone) break;
       if (Clock::now() - last_write >= keepalive) {
-        const Chunk ping(StreamKeepAlive(pipe), chunked_);
-        ok = co_await SendBuffers(ping.buffers(), write_limit);
+        Frame(StreamKeepAlive(pipe), framed_);
+        ok = co_await Send(framed_, write_limit);
         last_write = Clock::now();
         continue;
       }
@@ -656,31 +657,19 @@ class Session {
     spdlog::warn("client cut: {} ({:.3f}s into the request)", why, SecondsSince(start_));
   }
 
-  // SSE bytes as the body carries them, without copying them: a chunk (size line, the
-  // bytes, CRLF) in HTTP/1.1, the bytes alone in HTTP/1.0. Refers to `data`, which must
-  // outlive it.
-  class Chunk {
-   public:
-    Chunk(std::string_view data, bool chunked) : data_(data) {
-      if (chunked) {
-        size_len_ = static_cast<size_t>(std::snprintf(size_, sizeof size_, "%zx\r\n", data.size()));
-      }
-      chunked_ = chunked;
+  // SSE bytes as the body carries them, into `framed` (whose buffer is reused from write to
+  // write): a chunk in HTTP/1.1, the bytes alone in HTTP/1.0. One contiguous write measured
+  // faster than a three-buffer one (size line, bytes, CRLF) that avoids this copy.
+  void Frame(std::string_view data, std::string& framed) const {
+    framed.clear();
+    if (chunked_) {
+      char size[20];
+      const int len = std::snprintf(size, sizeof size, "%zx\r\n", data.size());
+      framed.append(size, static_cast<size_t>(len));
     }
-    Chunk(const Chunk&) = delete;
-    Chunk& operator=(const Chunk&) = delete;
-    std::array<net::const_buffer, 3> buffers() const {
-      return {net::const_buffer(size_, size_len_), net::const_buffer(data_.data(), data_.size()),
-              net::const_buffer("\r\n", chunked_ ? 2 : 0)};
-    }
-    size_t size() const { return size_len_ + data_.size() + (chunked_ ? 2 : 0); }
-
-   private:
-    std::string_view data_;
-    char size_[20] = {};
-    size_t size_len_ = 0;
-    bool chunked_ = false;
-  };
+    framed.append(data);
+    if (chunked_) framed += "\r\n";
+  }
 
   static std::string_view StreamKeepAlive(const pipeline::RequestPipeline& pipe) {
     return pipe.request().api == protocol::Api::kAnthropicMessages
@@ -809,32 +798,24 @@ class Session {
     if (write_timed_out_) ReportCut("it took no bytes of its response for --write-timeout");
   }
 
-  // Writes `buffers`, failing when the client takes none of their bytes for --write-timeout
-  // or at `limit` (a request deadline), whichever comes first. The socket is closed on a
-  // timeout.
-  template <class Buffers>
-  net::awaitable<bool> SendBuffers(const Buffers& buffers,
-                                   Clock::time_point limit = Clock::time_point::max()) {
+  // Writes `bytes`, failing when the client takes none of them for --write-timeout or at
+  // `limit` (a request deadline), whichever comes first. The socket is closed on a timeout.
+  net::awaitable<bool> Send(std::string_view bytes,
+                            Clock::time_point limit = Clock::time_point::max()) {
     const auto stall = Seconds(state_.config.write_timeout_s);
     write_timed_out_ = false;
-    beast::buffers_suffix<Buffers> rest(buffers);
-    while (beast::buffer_bytes(rest) > 0) {
+    while (!bytes.empty()) {
       const auto now = Clock::now();
       stream_.expires_at(limit - now > stall ? now + stall : limit);
-      auto [ec, n] = co_await stream_.async_write_some(rest, kAwait);
+      auto [ec, n] = co_await stream_.async_write_some(net::buffer(bytes), kAwait);
       if (ec) {
         write_timed_out_ = ec == beast::error::timeout;
         co_return false;
       }
-      rest.consume(n);
+      bytes.remove_prefix(n);
     }
     stream_.expires_never();
     co_return true;
-  }
-
-  net::awaitable<bool> Send(std::string_view bytes,
-                            Clock::time_point limit = Clock::time_point::max()) {
-    co_return co_await SendBuffers(net::const_buffer(bytes.data(), bytes.size()), limit);
   }
 
   beast::tcp_stream stream_;
@@ -854,6 +835,7 @@ class Session {
   std::string preflight_headers_;                // Access-Control-Request-Headers of a preflight
   std::shared_ptr<UpdateQueue> active_queue_;    // of the generation in progress
   std::vector<engine::GenerationUpdate> batch_;  // drained updates (its buffer is reused)
+  std::string framed_;                           // the stream bytes being written
   bool idle_ = true;                             // no request in progress
   bool aborting_ = false;  // the drain timed out: end the response in progress now
   bool overflowed_ = false;
