@@ -108,8 +108,7 @@ TokenStream ReasoningStream(const std::string& format, int reasoning_tokens, int
   return s;
 }
 
-TokenStream ToolStream(std::string (*render)(const std::vector<parse::ToolCall>&), int total_tokens,
-                       int calls) {
+TokenStream ToolStream(const parse::CallGrammar& grammar, int total_tokens, int calls) {
   TokenStream s;
   const int prose_per_gap = std::max(1, (total_tokens - calls * 30) / (calls + 1));
   for (int c = 0; c < calls; ++c) {
@@ -119,7 +118,8 @@ TokenStream ToolStream(std::string (*render)(const std::vector<parse::ToolCall>&
                              "\", \"days\": " + std::to_string(c % 7) +
                              ", \"units\": \"metric\", \"query\": \"weather forecast for the "
                              "coming week with hourly detail\"}";
-    const std::string text = render({parse::ToolCall{"", "get_weather", args, true}});
+    const std::string text =
+        parse::RenderToolCalls(grammar, {parse::ToolCall{"", "get_weather", args, true}});
     for (size_t pos = 0; pos < text.size(); pos += 4)
       s.Add(text.substr(pos, 4));
     s.Add("\n");
@@ -128,8 +128,7 @@ TokenStream ToolStream(std::string (*render)(const std::vector<parse::ToolCall>&
   return s;
 }
 
-TokenStream ToolArgsStream(std::string (*render)(const std::vector<parse::ToolCall>&),
-                           int total_tokens, int calls) {
+TokenStream ToolArgsStream(const parse::CallGrammar& grammar, int total_tokens, int calls) {
   std::vector<parse::ToolCall> list;
   // About 4 bytes per piece and 5 bytes per prose token; a call's fixed text is about 120
   // bytes.
@@ -143,7 +142,7 @@ TokenStream ToolArgsStream(std::string (*render)(const std::vector<parse::ToolCa
     list.push_back(parse::ToolCall{"", "write_file", args, true});
   }
   TokenStream s;
-  const std::string text = render(list);
+  const std::string text = parse::RenderToolCalls(grammar, list);
   for (size_t pos = 0; pos < text.size(); pos += 4)
     s.Add(text.substr(pos, 4));
   return s;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "crux/parse/call_grammar.h"
 #include "crux/parse/result.h"
 
 namespace crux::bench {
@@ -29,14 +30,12 @@ void AddProse(TokenStream& stream, int tokens, uint64_t seed);
 TokenStream ReasoningStream(const std::string& format, int reasoning_tokens, int answer_tokens);
 
 // About `total_tokens` pieces of prose with `calls` tool calls spread evenly through it, each
-// written by `render` (a family's renderer) and cut into pieces of about 4 bytes.
-TokenStream ToolStream(std::string (*render)(const std::vector<parse::ToolCall>&), int total_tokens,
-                       int calls);
+// written from `grammar` (a format's declaration) and cut into pieces of about 4 bytes.
+TokenStream ToolStream(const parse::CallGrammar& grammar, int total_tokens, int calls);
 
-// The whole output is `calls` tool calls written by `render` back to back, about
+// The whole output is `calls` tool calls written from `grammar` back to back, about
 // `total_tokens` pieces of about 4 bytes in all: each call carries a short path argument and a
 // long prose `content` string, the shape of a model writing a file through a tool.
-TokenStream ToolArgsStream(std::string (*render)(const std::vector<parse::ToolCall>&),
-                           int total_tokens, int calls);
+TokenStream ToolArgsStream(const parse::CallGrammar& grammar, int total_tokens, int calls);
 
 }  // namespace crux::bench

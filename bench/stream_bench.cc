@@ -125,17 +125,17 @@ std::vector<Scenario> Scenarios() {
   static const std::set<std::string, std::less<>> kNoTextBetweenCalls = {"llama", "xlam",
                                                                          "functionary", "ling3"};
   for (const parse::ToolParserInfo& info : parse::ToolParsers()) {
-    if (info.render == nullptr || kNoTextBetweenCalls.contains(info.name)) continue;
-    auto render = info.render;
+    if (info.grammar == nullptr || kNoTextBetweenCalls.contains(info.name)) continue;
+    const parse::CallGrammar* grammar = info.grammar;
     s.push_back({"tools " + std::string(info.name), "", std::string(info.name),
-                 [render] { return ToolStream(render, 32000, 50); }});
+                 [grammar] { return ToolStream(*grammar, 32000, 50); }});
   }
   // "calls": the whole output is 50 calls with long string arguments streamed as they come.
   for (const parse::ToolParserInfo& info : parse::ToolParsers()) {
-    if (info.render == nullptr) continue;
-    auto render = info.render;
+    if (info.grammar == nullptr) continue;
+    const parse::CallGrammar* grammar = info.grammar;
     s.push_back({"calls " + std::string(info.name), "", std::string(info.name),
-                 [render] { return ToolArgsStream(render, 32000, 50); }});
+                 [grammar] { return ToolArgsStream(*grammar, 32000, 50); }});
   }
   return s;
 }

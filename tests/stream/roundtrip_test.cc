@@ -1,4 +1,4 @@
-// For every tool-call family with a renderer: random calls written in the family's format
+// For every tool-call format with a grammar: random calls written from its declaration
 // parse back into the same calls (names, arguments as JSON), streamed in random chunkings.
 #include <gtest/gtest.h>
 
@@ -92,12 +92,12 @@ std::vector<std::string> RandomChunks(const std::string& text, std::mt19937& rng
 TEST(ToolRoundTrip, RenderedCallsParseBack) {
   int families = 0;
   for (const parse::ToolParserInfo& info : parse::ToolParsers()) {
-    if (info.render == nullptr) continue;
+    if (info.grammar == nullptr) continue;
     ++families;
     std::mt19937 rng(1234);
     for (int trial = 0; trial < 60; ++trial) {
       const Generated g = Generate(rng);
-      const std::string text = info.render(g.calls);
+      const std::string text = parse::RenderToolCalls(*info.grammar, g.calls);
       parse::ToolParserOptions options;
       options.tools = *parse::ParseToolSpecs(g.tools.dump());
       options.id_seed = 3;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "crux/base/error.h"
+#include "crux/parse/call_grammar.h"
 #include "crux/parse/parser.h"
 
 namespace crux::parse {
@@ -20,15 +21,32 @@ struct ReasoningParserInfo {
   std::unique_ptr<ReasoningParser> (*create)(const ReasoningOptions&);
 };
 
+// A chat-template needle pair for DetectToolParserFromTemplate: both strings (the second may
+// be empty) occur in the template. Rows are tried by ascending rank, most specific first.
+struct TemplateNeedles {
+  int rank = 0;
+  std::string_view first;
+  std::string_view second = {};
+};
+
+// The declaration of one tool-call format, defined once in the format's own file
+// (src/parse/tools/<family>.cc). Everything crux says about the format comes from it: the CLI
+// choices, the parser, the renderer and the documentation's format line (from `grammar`), and
+// auto-detection (`detect_markers`, `template_needles`).
 struct ToolParserInfo {
   std::string_view name;
   std::vector<std::string_view> aliases;
   std::string_view models;  // model families it is known to work with
-  std::string_view format;  // human-readable wire format summary
+  std::string_view format;  // human-readable summary of every form the parser accepts
   std::unique_ptr<ToolParser> (*create)(const ToolParserOptions&);
-  // Writes `calls` (arguments: JSON objects) the way the family's models write them — the
-  // text the parser reads back into the same calls. Used by round-trip tests and benchmarks.
-  std::string (*render)(const std::vector<ToolCall>& calls);
+  // The canonical form of a call block: literal markers and argument slots (nullptr: no form
+  // of its own, as for `auto`). See crux/parse/call_grammar.h.
+  const CallGrammar* grammar = nullptr;
+  // Start markers that identify the format in model output (auto-detection). A marker that
+  // several formats declare is decided by the bytes after it (src/parse/tools/detect.cc).
+  std::vector<std::string_view> detect_markers = {};
+  // Strings only this format's chat templates contain (DetectToolParserFromTemplate).
+  std::vector<TemplateNeedles> template_needles = {};
 };
 
 // Sorts and removes duplicates.

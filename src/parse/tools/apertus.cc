@@ -6,6 +6,8 @@
 // (`<|inner_prefix|>` … `<|inner_suffix|>`) belongs to the reasoning parser.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tokens_common.h"
 
 namespace crux::parse::tools {
@@ -24,16 +26,30 @@ std::unique_ptr<ToolParser> MakeApertusParser(const ToolParserOptions& options) 
   return std::make_unique<ListParser>(options, ApertusFormat());
 }
 
-std::string RenderApertus(const std::vector<ToolCall>& calls) {
-  std::string out = "<|tools_prefix|>[";
-  for (size_t i = 0; i < calls.size(); ++i) {
-    if (i > 0) out += ", ";
-    out += "{";
-    text::AppendJsonString(out, calls[i].name);
-    out += ": " + calls[i].arguments + "}";
-  }
-  out += "]<|tools_suffix|>";
-  return out;
+}  // namespace crux::parse::tools
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& ApertusToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .open = "<|tools_prefix|>[",
+      .close = "]<|tools_suffix|>",
+      .separator = ", ",
+      .call =
+          {{S::kText, "{"}, {S::kNameString}, {S::kText, ": "}, {S::kArguments}, {S::kText, "}"}},
+  };
+  static const ToolParserInfo format{
+      .name = "apertus",
+      .aliases = {},
+      .models = "Swiss AI Apertus 8B / 70B",
+      .format = "<|tools_prefix|>[{\"f\": {…}}]<|tools_suffix|>",
+      .create = MakeApertusParser,
+      .grammar = &grammar,
+      .detect_markers = {"<|tools_prefix|>"},
+      .template_needles = {{170, "<|tools_prefix|>", ""}},
+  };
+  return format;
 }
 
 }  // namespace crux::parse::tools

@@ -7,6 +7,8 @@
 // `[BEGIN FINAL RESPONSE]` and the reasoning are the reasoning parser's business.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tokens_common.h"
 
 namespace crux::parse::tools {
@@ -25,8 +27,34 @@ std::unique_ptr<ToolParser> MakeAprielParser(const ToolParserOptions& options) {
   return std::make_unique<ListParser>(options, AprielFormat());
 }
 
-std::string RenderApriel(const std::vector<ToolCall>& calls) {
-  return "<tool_calls>" + RenderJsonList(calls, "name", "arguments") + "</tool_calls>";
+}  // namespace crux::parse::tools
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& AprielToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .open = "<tool_calls>[",
+      .close = "]</tool_calls>",
+      .separator = ", ",
+      .call = {{S::kText, "{\"name\": "},
+               {S::kNameString},
+               {S::kText, ", \"arguments\": "},
+               {S::kArguments},
+               {S::kText, "}"}},
+  };
+  static const ToolParserInfo format{
+      .name = "apriel",
+      .aliases = {"apriel15", "apriel16"},
+      .models = "ServiceNow Apriel 1.5 / 1.6 Thinker",
+      .format = "<tool_calls>[{\"name\": …, \"arguments\": {…}}]</tool_calls>",
+      .create = MakeAprielParser,
+      .grammar = &grammar,
+      .detect_markers = {"<tool_calls>"},
+      .template_needles = {{260, "<tool_calls>", "<|begin_assistant|>"},
+                           {270, "<tool_calls>", "<|assistant|>"}},
+  };
+  return format;
 }
 
 }  // namespace crux::parse::tools

@@ -9,6 +9,7 @@
 // registered are not detected.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
 #include "crux/parse/tools/registry.h"
 #include "parse/tools/other_common.h"
 
@@ -111,6 +112,23 @@ class AutoParser final : public ToolParserCore {
 
 std::unique_ptr<ToolParser> MakeAutoParser(const ToolParserOptions& options) {
   return std::make_unique<AutoParser>(options);
+}
+
+}  // namespace crux::parse::tools
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& AutoToolFormat() {
+  static const ToolParserInfo format{
+      .name = "auto",
+      .aliases = {"generic"},
+      .models = "any: the family is detected from the output",
+      .format =
+          "the first start marker of any family (see docs), or a bare JSON call / "
+          "Python call list at the start",
+      .create = MakeAutoParser,
+  };
+  return format;
 }
 
 }  // namespace crux::parse::tools

@@ -11,6 +11,8 @@
 // `<|END_THINKING|>` belongs to the reasoning parser.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tokens_common.h"
 
 namespace crux::parse::tools {
@@ -33,16 +35,37 @@ std::unique_ptr<ToolParser> MakeCommandR7bParser(const ToolParserOptions& option
   return std::make_unique<ListParser>(options, CommandR7bFormat());
 }
 
-std::string RenderCommandR7b(const std::vector<ToolCall>& calls) {
-  std::string out = "<|START_ACTION|>[";
-  for (size_t i = 0; i < calls.size(); ++i) {
-    out += i == 0 ? "\n    " : ",\n    ";
-    out += "{\"tool_call_id\": \"" + std::to_string(i) + "\", \"tool_name\": ";
-    text::AppendJsonString(out, calls[i].name);
-    out += ", \"parameters\": " + calls[i].arguments + "}";
-  }
-  out += "\n]<|END_ACTION|>";
-  return out;
+}  // namespace crux::parse::tools
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& CommandR7bToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .open = "<|START_ACTION|>[\n    ",
+      .close = "\n]<|END_ACTION|>",
+      .separator = ",\n    ",
+      .call = {{S::kText, "{\"tool_call_id\": \""},
+               {S::kIndex},
+               {S::kText, "\", \"tool_name\": "},
+               {S::kNameString},
+               {S::kText, ", \"parameters\": "},
+               {S::kArguments},
+               {S::kText, "}"}},
+  };
+  static const ToolParserInfo format{
+      .name = "command_r7b",
+      .aliases = {"cohere", "cohere2", "cohere2moe"},
+      .models = "Cohere Command R7B, Cohere2 MoE",
+      .format =
+          "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": …, \"parameters\": {…}}]"
+          "<|END_ACTION|>",
+      .create = MakeCommandR7bParser,
+      .grammar = &grammar,
+      .detect_markers = {"<|START_ACTION|>"},
+      .template_needles = {{150, "<|START_ACTION|>", ""}},
+  };
+  return format;
 }
 
 }  // namespace crux::parse::tools

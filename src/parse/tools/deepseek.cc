@@ -14,6 +14,8 @@
 // content. Text after the block is content (the reference drops it).
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tokens_common.h"
 
 namespace crux::parse::tools {
@@ -234,17 +236,34 @@ std::unique_ptr<ToolParser> MakeDeepSeekParser(const ToolParserOptions& options)
   return std::make_unique<DeepSeekParser>(options);
 }
 
-std::string RenderDeepSeek(const std::vector<ToolCall>& calls) {
-  std::string out = "<｜tool▁calls▁begin｜>";
-  for (const ToolCall& call : calls) {
-    out += kCallBegin;
-    out += "function";
-    out += kSep;
-    out += call.name + "\n```json\n" + call.arguments + "\n```";
-    out += kCallEnd;
-  }
-  out += "<｜tool▁calls▁end｜>";
-  return out;
+}  // namespace crux::parse::tools
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& DeepseekToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .open = "<｜tool▁calls▁begin｜>",
+      .close = "<｜tool▁calls▁end｜>",
+      .call = {{S::kText, "<｜tool▁call▁begin｜>function<｜tool▁sep｜>"},
+               {S::kName},
+               {S::kText, "\n```json\n"},
+               {S::kArguments},
+               {S::kText, "\n```<｜tool▁call▁end｜>"}},
+  };
+  static const ToolParserInfo format{
+      .name = "deepseek",
+      .aliases = {"deepseek_v3", "deepseek_r1", "deepseek_v31"},
+      .models = "DeepSeek V3, V3-0324, R1, R1-0528, R1 distills, V3.1",
+      .format =
+          "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\\n```json\\n{…}\\n```"
+          "<｜tool▁call▁end｜><｜tool▁calls▁end｜> (V3.1: f<｜tool▁sep｜>{…})",
+      .create = MakeDeepSeekParser,
+      .grammar = &grammar,
+      .detect_markers = {"<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>"},
+      .template_needles = {{70, "tool▁calls▁begin", ""}},
+  };
+  return format;
 }
 
 }  // namespace crux::parse::tools

@@ -16,6 +16,8 @@
 // markers included, as content.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tokens_common.h"
 
 namespace crux::parse::tools {
@@ -209,28 +211,42 @@ std::unique_ptr<ToolParser> MakeDeepSeekDsmlParser(const ToolParserOptions& opti
   return std::make_unique<DsmlParser>(options);
 }
 
-std::string RenderDeepSeekDsml(const std::vector<ToolCall>& calls) {
-  std::string out = "<｜DSML｜function_calls>\n";
-  std::vector<std::pair<std::string, std::string_view>> members;
-  for (const ToolCall& call : calls) {
-    out += std::string(kInvoke) + " name=\"" + call.name + "\">\n";
-    ObjectMembers(call.arguments, members);
-    for (const auto& [key, value] : members) {
-      const bool is_string = !value.empty() && value.front() == '"';
-      out += std::string(kParam) + " name=\"" + key + "\" string=\"" +
-             (is_string ? "true" : "false") + "\">";
-      std::string decoded;
-      if (is_string && text::DecodeJsonString(value.substr(1, value.size() - 2), decoded)) {
-        out += decoded;
-      } else {
-        out += value;
-      }
-      out += std::string(kParamEnd) + "\n";
-    }
-    out += std::string(kInvokeEnd) + "\n";
-  }
-  out += "</｜DSML｜function_calls>";
-  return out;
+}  // namespace crux::parse::tools
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& DeepseekV32ToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .open = "<｜DSML｜function_calls>\n",
+      .close = "</｜DSML｜function_calls>",
+      .call = {{S::kText, "<｜DSML｜invoke name=\""},
+               {S::kName},
+               {S::kText, "\">\n"},
+               {S::kArguments},
+               {S::kText, "</｜DSML｜invoke>\n"}},
+      .args = CallGrammar::Args::kKeyValue,
+      .argument = {{S::kText, "<｜DSML｜parameter name=\""},
+                   {S::kKey},
+                   {S::kText, "\" string=\""},
+                   {S::kIsString},
+                   {S::kText, "\">"},
+                   {S::kValue},
+                   {S::kText, "</｜DSML｜parameter>\n"}},
+  };
+  static const ToolParserInfo format{
+      .name = "deepseek_v32",
+      .aliases = {"deepseek_v3.2", "deepseek_v4", "dsml"},
+      .models = "DeepSeek V3.2, V3.2-Exp, V4",
+      .format =
+          "<｜DSML｜function_calls><｜DSML｜invoke name=\"f\"><｜DSML｜parameter name=\"k\" "
+          "string=\"true\">v</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜function_calls>",
+      .create = MakeDeepSeekDsmlParser,
+      .grammar = &grammar,
+      .detect_markers = {"<｜DSML｜"},
+      .template_needles = {{60, "dsml_token", "DSML"}},
+  };
+  return format;
 }
 
 }  // namespace crux::parse::tools

@@ -1,15 +1,18 @@
-// Auto-detection of the tool-call family: one table of distinctive markers per family, read
-// by DetectToolParserFromOutput, DetectToolParserFromTemplate and the `auto` parser.
+// Auto-detection of the tool-call family, read by DetectToolParserFromOutput,
+// DetectToolParserFromTemplate and the `auto` parser. Its tables are built from the formats'
+// declarations (ToolParserInfo::detect_markers and template_needles).
 //
 // Output markers are the start markers a family's calls begin with. Markers shared by several
 // families (`<tool_call>`, `<function=`, `<|start|>`) are resolved by the bytes that follow
 // them. Bare forms (a JSON envelope or a Python call list) count only at the start of the
-// output. Template needles are strings only one family's chat template contains; the table is
-// ordered from the most specific to the most generic and the first row whose needles all
+// output. Template needles are strings only one family's chat template contains; rows are tried
+// by rank, from the most specific to the most generic, and the first row whose needles all
 // occur wins.
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "crux/parse/tools/registry.h"
 #include "parse/tools/other_common.h"
@@ -32,90 +35,57 @@ struct OutputMarker {
   Resolve resolve = Resolve::kDirect;
 };
 
-// Start markers of every family, as they appear in model output.
-constexpr std::array kOutputMarkers = {
-    OutputMarker{"<tool_call>", "", Resolve::kToolCallTag},
-    OutputMarker{"<function=", "", Resolve::kFunctionTag},
-    OutputMarker{"<|start|>", "", Resolve::kStartTag},
-    OutputMarker{"<|tool_call>", "gemma4"},
-    OutputMarker{"<|python_tag|>", "llama"},
-    OutputMarker{"<|python_start|>", "pythonic"},
-    OutputMarker{"<|channel|>", "harmony"},
-    OutputMarker{"<|tool_call_start|>", "lfm2"},
-    OutputMarker{"<atem:function_calls>", "muse_glimmer"},
-    OutputMarker{"[TOOL_CALLS]", "mistral"},
-    OutputMarker{"[Calling tool:", "qwen"},
-    OutputMarker{"<minimax:tool_call>", "minimax"},
-    OutputMarker{"]<]minimax[>[", "minimax_m3"},
-    OutputMarker{"<seed:tool_call>", "seed_oss"},
-    OutputMarker{"<｜tool▁calls▁begin｜>", "deepseek"},
-    OutputMarker{"<｜tool▁call▁begin｜>", "deepseek"},
-    OutputMarker{"<｜DSML｜", "deepseek_v32"},
-    OutputMarker{"<|tool_calls_section_begin|>", "kimi"},
-    OutputMarker{"<|tool_call_section_begin|>", "kimi"},
-    OutputMarker{"<|tool_call_begin|>", "kimi"},
-    OutputMarker{"<|open|>", "kimi_k3"},
-    OutputMarker{"<|tool_call|>", "granite"},
-    OutputMarker{"<tool_calls>", "apriel"},
-    OutputMarker{"<|START_ACTION|>", "command_r7b"},
-    OutputMarker{"functools[", "firefunction_v2"},
-    OutputMarker{"<|function_call|>", "gigachat3"},
-    OutputMarker{"function call<|role_sep|>", "gigachat3"},
-    OutputMarker{"<TOOLCALL>", "nemotron_v2"},
-    OutputMarker{"<|tools_prefix|>", "apertus"},
-    OutputMarker{"<|recipient|>", "functionary"},
-    OutputMarker{"<tool_calls:opensource>", "hy3"},
-    OutputMarker{"<tool_call:opensource>", "hy3"},
-    OutputMarker{"<function name=\"", "minicpm5"},
-    OutputMarker{"<|tool_calls|>", "solar_open"},
-    OutputMarker{"<|tool_call:begin|>", "solar_open"},
-};
+// Markers that several formats declare, and how the bytes after them decide.
+constexpr std::array<std::pair<std::string_view, Resolve>, 3> kSharedMarkers = {{
+    {"<tool_call>", Resolve::kToolCallTag},
+    {"<function=", Resolve::kFunctionTag},
+    {"<|start|>", Resolve::kStartTag},
+}};
+
+Resolve ResolveFor(std::string_view marker) {
+  for (const auto& [shared, resolve] : kSharedMarkers) {
+    if (shared == marker) return resolve;
+  }
+  return Resolve::kDirect;
+}
+
+// Every format's detect markers, once each, in registry order.
+const std::vector<OutputMarker>& OutputMarkers() {
+  static const std::vector<OutputMarker> rows = [] {
+    std::vector<OutputMarker> out;
+    for (const ToolParserInfo& info : ToolParsers()) {
+      for (std::string_view marker : info.detect_markers) {
+        const bool seen = std::any_of(
+            out.begin(), out.end(), [&](const OutputMarker& row) { return row.marker == marker; });
+        if (!seen) out.push_back({marker, info.name, ResolveFor(marker)});
+      }
+    }
+    return out;
+  }();
+  return rows;
+}
 
 struct TemplateRow {
+  int rank;
   std::string_view family;
   std::array<std::string_view, 2> needles;  // all present ("" = unused)
 };
 
-// Chat-template needles, most specific first.
-constexpr std::array kTemplateRows = {
-    TemplateRow{"harmony", {"<|channel|>", "<|message|>"}},
-    TemplateRow{"muse_glimmer", {"<atem:function_calls>", ""}},
-    TemplateRow{"mistral", {"[TOOL_CALLS]", ""}},
-    TemplateRow{"kimi", {"<|tool_calls_section_begin|>", ""}},
-    TemplateRow{"kimi_k3", {"<|open|>", "<|close|>"}},
-    TemplateRow{"deepseek_v32", {"dsml_token", "DSML"}},
-    TemplateRow{"deepseek", {"tool▁calls▁begin", ""}},
-    TemplateRow{"minimax_m3", {"]<]minimax[>[", ""}},
-    TemplateRow{"minimax", {"<minimax:tool_call>", ""}},
-    TemplateRow{"seed_oss", {"<seed:tool_call>", ""}},
-    TemplateRow{"gemma4", {"<|tool_call>call:", ""}},
-    TemplateRow{"lfm2", {"<|tool_list_start|>", ""}},
-    TemplateRow{"lfm2", {"<|tool_call_start|>", ""}},
-    TemplateRow{"lfm2", {"List of tools: [", ""}},
-    TemplateRow{"command_r7b", {"<|START_ACTION|>", ""}},
-    TemplateRow{"granite", {"<|tool_call|>", ""}},
-    TemplateRow{"apertus", {"<|tools_prefix|>", ""}},
-    TemplateRow{"nemotron_v2", {"<TOOLCALL>", ""}},
-    TemplateRow{"gigachat3", {"<|role_sep|>", "<|message_sep|>"}},
-    TemplateRow{"firefunction_v2", {"functools[", ""}},
-    TemplateRow{"functionary", {">>>all", ""}},
-    TemplateRow{"functionary", {"start_tag => `<function`", ""}},
-    TemplateRow{"hy3", {":opensource", ""}},
-    TemplateRow{"solar_open", {"<|tool_call:begin|>", ""}},
-    TemplateRow{"minicpm5", {"<function name=", "<param name="}},
-    TemplateRow{"apriel", {"<tool_calls>", "<|begin_assistant|>"}},
-    TemplateRow{"apriel", {"<tool_calls>", "<|assistant|>"}},
-    TemplateRow{"ling3", {"<role>ASSISTANT</role>", "<arg_key>"}},
-    TemplateRow{"poolside_v1", {"laguna", "<arg_key>"}},
-    TemplateRow{"glm47", {"<arg_key>", ""}},
-    TemplateRow{"nemotron", {"truncate_history_thinking", "<parameter="}},
-    TemplateRow{"step3p5", {"<im_patch>", "<parameter="}},
-    TemplateRow{"qwen3_xml", {"<function=", "<parameter="}},
-    TemplateRow{"pythonic", {"[func_name1(", ""}},
-    TemplateRow{"llama", {"<|python_tag|>", ""}},
-    TemplateRow{"llama", {"\"parameters\": dictionary of argument name", ""}},
-    TemplateRow{"hermes", {"<tool_call>", ""}},
-};
+// Every format's chat-template needles, most specific (lowest rank) first.
+const std::vector<TemplateRow>& TemplateRows() {
+  static const std::vector<TemplateRow> rows = [] {
+    std::vector<TemplateRow> out;
+    for (const ToolParserInfo& info : ToolParsers()) {
+      for (const TemplateNeedles& needles : info.template_needles) {
+        out.push_back({needles.rank, info.name, {needles.first, needles.second}});
+      }
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const TemplateRow& a, const TemplateRow& b) { return a.rank < b.rank; });
+    return out;
+  }();
+  return rows;
+}
 
 constexpr size_t kMaxLookahead = 320;
 
@@ -193,7 +163,7 @@ Detection EnvelopeAt(std::string_view text, bool at_end, std::string_view family
 }
 
 const OutputMarker& RowOf(int id) {
-  return kOutputMarkers[static_cast<size_t>(id)];
+  return OutputMarkers()[static_cast<size_t>(id)];
 }
 
 bool Registered(std::string_view family) {
@@ -205,7 +175,7 @@ bool Registered(std::string_view family) {
 const text::MarkerSet& OutputStartMarkers() {
   static const text::MarkerSet set = [] {
     std::vector<std::string> markers;
-    for (const OutputMarker& row : kOutputMarkers)
+    for (const OutputMarker& row : OutputMarkers())
       markers.emplace_back(row.marker);
     return text::MarkerSet(markers);
   }();
@@ -271,7 +241,7 @@ std::optional<std::string_view> DetectFromOutput(std::string_view text) {
 }
 
 std::optional<std::string_view> DetectFromTemplate(std::string_view source) {
-  for (const TemplateRow& row : kTemplateRows) {
+  for (const TemplateRow& row : TemplateRows()) {
     const bool all = std::all_of(row.needles.begin(), row.needles.end(), [&](std::string_view n) {
       return n.empty() || source.find(n) != std::string_view::npos;
     });

@@ -6,6 +6,8 @@
 // text. Text after the list is content.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tokens_common.h"
 
 namespace crux::parse::tools {
@@ -23,8 +25,33 @@ std::unique_ptr<ToolParser> MakeFirefunctionParser(const ToolParserOptions& opti
   return std::make_unique<ListParser>(options, FirefunctionFormat());
 }
 
-std::string RenderFirefunction(const std::vector<ToolCall>& calls) {
-  return " functools" + RenderJsonList(calls, "name", "arguments");
+}  // namespace crux::parse::tools
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& FirefunctionV2ToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .open = " functools[",
+      .close = "]",
+      .separator = ", ",
+      .call = {{S::kText, "{\"name\": "},
+               {S::kNameString},
+               {S::kText, ", \"arguments\": "},
+               {S::kArguments},
+               {S::kText, "}"}},
+  };
+  static const ToolParserInfo format{
+      .name = "firefunction_v2",
+      .aliases = {"firefunction"},
+      .models = "Fireworks FireFunction v2",
+      .format = "functools[{\"name\": …, \"arguments\": {…}}]",
+      .create = MakeFirefunctionParser,
+      .grammar = &grammar,
+      .detect_markers = {"functools["},
+      .template_needles = {{200, "functools[", ""}},
+  };
+  return format;
 }
 
 }  // namespace crux::parse::tools

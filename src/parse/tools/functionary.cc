@@ -12,6 +12,8 @@
 // returned, markers included, as content. `<|from|>ROLE` headers are dropped.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tokens_common.h"
 
 namespace crux::parse::tools {
@@ -279,13 +281,28 @@ std::unique_ptr<ToolParser> MakeFunctionaryParser(const ToolParserOptions& optio
 }
 
 // The v3.2 shape, as generated after the `>>>` that ends the generation prompt.
-std::string RenderFunctionary(const std::vector<ToolCall>& calls) {
-  std::string out;
-  for (const ToolCall& call : calls) {
-    if (!out.empty()) out += ">>>";
-    out += call.name + "\n" + call.arguments;
-  }
-  return out;
+
+}  // namespace crux::parse::tools
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& FunctionaryToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .separator = ">>>",
+      .call = {{S::kName}, {S::kText, "\n"}, {S::kArguments}},
+  };
+  static const ToolParserInfo format{
+      .name = "functionary",
+      .aliases = {"meetkai", "functionary_v3"},
+      .models = "MeetKai Functionary v3, v3.1, v3.2",
+      .format = ">>>f\\n{…} | <|recipient|>f\\n<|content|>{…} | <function=f>{…}</function>",
+      .create = MakeFunctionaryParser,
+      .grammar = &grammar,
+      .detect_markers = {"<|recipient|>"},
+      .template_needles = {{210, ">>>all", ""}, {220, "start_tag => `<function`", ""}},
+  };
+  return format;
 }
 
 }  // namespace crux::parse::tools

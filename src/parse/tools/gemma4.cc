@@ -11,6 +11,8 @@
 // A malformed call is returned as content with its markup, up to the block's end marker.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/other_common.h"
 
 namespace crux::parse::tools {
@@ -603,20 +605,41 @@ std::unique_ptr<ToolParser> MakeGemma4ToolParser(const ToolParserOptions& option
   return std::make_unique<Gemma4Parser>(options);
 }
 
-std::string RenderGemma4(const std::vector<ToolCall>& calls) {
-  std::string out;
-  for (const ToolCall& call : calls) {
-    out += kBlockOpen;
-    out += kCallPrefix;
-    out += call.name;
-    if (text::JsonTextType(call.arguments) == text::JsonType::kObject) {
-      AppendLiteral(out, call.arguments, kGemmaStyle);
-    } else {
-      out += "{}";
-    }
-    out += kBlockClose;
-  }
-  return out;
+}  // namespace crux::parse::tools
+
+namespace crux::parse::tools {
+namespace {
+
+// The arguments object in Gemma literals: {k:<|"|>v<|"|>,n:1}.
+void AppendGemma4Arguments(std::string& out, std::string_view json) {
+  AppendLiteral(out, json, kGemmaStyle);
+}
+
+}  // namespace
+
+const ToolParserInfo& Gemma4ToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .call = {{S::kText, "<|tool_call>call:"},
+               {S::kName},
+               {S::kArguments},
+               {S::kText, "<tool_call|>"}},
+      .args = CallGrammar::Args::kCustom,
+      .write_arguments = AppendGemma4Arguments,
+  };
+  static const ToolParserInfo format{
+      .name = "gemma4",
+      .aliases = {},
+      .models = "Gemma 4",
+      .format =
+          "<|tool_call>call:f{k:<|\"|>v<|\"|>,n:1}<tool_call|> (also call:f(k=\"v\"), "
+          "```tool_code fences)",
+      .create = MakeGemma4ToolParser,
+      .grammar = &grammar,
+      .detect_markers = {"<|tool_call>"},
+      .template_needles = {{110, "<|tool_call>call:", ""}},
+  };
+  return format;
 }
 
 }  // namespace crux::parse::tools

@@ -7,6 +7,8 @@
 // accepted although the templates write one.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tokens_common.h"
 
 namespace crux::parse::tools {
@@ -26,14 +28,32 @@ std::unique_ptr<ToolParser> MakeGigaChatParser(const ToolParserOptions& options)
   return std::make_unique<ListParser>(options, GigaChatFormat());
 }
 
-std::string RenderGigaChat(const std::vector<ToolCall>& calls) {
-  std::string out;
-  for (const ToolCall& call : calls) {
-    out += "<|function_call|>{\"name\": ";
-    text::AppendJsonString(out, call.name);
-    out += ", \"arguments\": " + call.arguments + "}";
-  }
-  return out;
+}  // namespace crux::parse::tools
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& Gigachat3ToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .call = {{S::kText, "<|function_call|>{\"name\": "},
+               {S::kNameString},
+               {S::kText, ", \"arguments\": "},
+               {S::kArguments},
+               {S::kText, "}"}},
+  };
+  static const ToolParserInfo format{
+      .name = "gigachat3",
+      .aliases = {"gigachat", "gigachat3.1"},
+      .models = "Sber GigaChat 3, GigaChat 3.1",
+      .format =
+          "<|function_call|>{\"name\": …, \"arguments\": {…}} | "
+          "<|message_sep|>\\n\\nfunction call<|role_sep|>\\n{…}",
+      .create = MakeGigaChatParser,
+      .grammar = &grammar,
+      .detect_markers = {"<|function_call|>", "function call<|role_sep|>"},
+      .template_needles = {{190, "<|role_sep|>", "<|message_sep|>"}},
+  };
+  return format;
 }
 
 }  // namespace crux::parse::tools

@@ -9,6 +9,8 @@
 // while streaming); repeated keys keep the first value.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tags_common.h"
 
 namespace crux::parse::tools::tags {
@@ -28,16 +30,32 @@ std::unique_ptr<ToolParser> MakeGlm47Parser(const ToolParserOptions& options) {
   return MakeTagParser(Family(), options);
 }
 
-std::string RenderGlm47(const std::vector<ToolCall>& calls) {
-  std::string out;
-  for (const ToolCall& call : calls) {
-    out += "<tool_call>" + call.name;
-    for (const RenderedArg& arg : RenderArgs(call.arguments, ValueStyle::kJson)) {
-      out += "<arg_key>" + arg.key + "</arg_key><arg_value>" + arg.text + "</arg_value>";
-    }
-    out += "</tool_call>";
-  }
-  return out;
+}  // namespace crux::parse::tools::tags
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& Glm47ToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .call = {{S::kText, "<tool_call>"}, {S::kName}, {S::kArguments}, {S::kText, "</tool_call>"}},
+      .args = CallGrammar::Args::kKeyValue,
+      .argument = {{S::kText, "<arg_key>"},
+                   {S::kKey},
+                   {S::kText, "</arg_key><arg_value>"},
+                   {S::kValue},
+                   {S::kText, "</arg_value>"}},
+  };
+  static const ToolParserInfo format{
+      .name = "glm47",
+      .aliases = {"glm4"},
+      .models = "GLM-4.5, GLM-4.6, GLM-4.7",
+      .format = "<tool_call>f<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>",
+      .create = tags::MakeGlm47Parser,
+      .grammar = &grammar,
+      .detect_markers = {"<tool_call>"},
+      .template_needles = {{300, "<arg_key>", ""}},
+  };
+  return format;
 }
 
-}  // namespace crux::parse::tools::tags
+}  // namespace crux::parse::tools

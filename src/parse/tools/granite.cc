@@ -7,6 +7,8 @@
 // parsing; text after the list is content (the reference returns null content).
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tokens_common.h"
 
 namespace crux::parse::tools {
@@ -25,8 +27,33 @@ std::unique_ptr<ToolParser> MakeGraniteParser(const ToolParserOptions& options) 
   return std::make_unique<ListParser>(options, GraniteFormat());
 }
 
-std::string RenderGranite(const std::vector<ToolCall>& calls) {
-  return "<|tool_call|>" + RenderJsonList(calls, "name", "arguments");
+}  // namespace crux::parse::tools
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& GraniteToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .open = "<|tool_call|>[",
+      .close = "]",
+      .separator = ", ",
+      .call = {{S::kText, "{\"name\": "},
+               {S::kNameString},
+               {S::kText, ", \"arguments\": "},
+               {S::kArguments},
+               {S::kText, "}"}},
+  };
+  static const ToolParserInfo format{
+      .name = "granite",
+      .aliases = {"granite3"},
+      .models = "IBM Granite 3.x",
+      .format = "<|tool_call|>[{\"name\": …, \"arguments\": {…}}]",
+      .create = MakeGraniteParser,
+      .grammar = &grammar,
+      .detect_markers = {"<|tool_call|>"},
+      .template_needles = {{160, "<|tool_call|>", ""}},
+  };
+  return format;
 }
 
 }  // namespace crux::parse::tools

@@ -15,6 +15,8 @@
 // and names with '-' are supported; final text after a call is kept.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/other_common.h"
 
 namespace crux::parse::tools {
@@ -250,17 +252,31 @@ std::unique_ptr<ToolParser> MakeHarmonyToolParser(const ToolParserOptions& optio
   return std::make_unique<HarmonyParser>(options);
 }
 
-std::string RenderHarmony(const std::vector<ToolCall>& calls) {
-  std::string out;
-  for (const ToolCall& call : calls) {
-    if (!out.empty()) out += "<|start|>assistant";
-    out += "<|channel|>commentary to=functions.";
-    out += call.name;
-    out += " <|constrain|>json<|message|>";
-    out += call.arguments;
-    out += "<|call|>";
-  }
-  return out;
+}  // namespace crux::parse::tools
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& HarmonyToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .separator = "<|start|>assistant",
+      .call = {{S::kText, "<|channel|>commentary to=functions."},
+               {S::kName},
+               {S::kText, " <|constrain|>json<|message|>"},
+               {S::kArguments},
+               {S::kText, "<|call|>"}},
+  };
+  static const ToolParserInfo format{
+      .name = "harmony",
+      .aliases = {"gpt-oss", "gpt_oss"},
+      .models = "gpt-oss-20b / gpt-oss-120b (Harmony)",
+      .format = "<|channel|>commentary to=functions.f <|constrain|>json<|message|>{…}<|call|>",
+      .create = MakeHarmonyToolParser,
+      .grammar = &grammar,
+      .detect_markers = {"<|start|>", "<|channel|>"},
+      .template_needles = {{10, "<|channel|>", "<|message|>"}},
+  };
+  return format;
 }
 
 }  // namespace crux::parse::tools

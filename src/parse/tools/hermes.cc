@@ -18,6 +18,8 @@
 
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tags_common.h"
 
 namespace crux::parse::tools {
@@ -42,17 +44,32 @@ std::unique_ptr<ToolParser> MakeHermesParser(const ToolParserOptions& options) {
   return tags::MakeTagParser(Family(), options);
 }
 
-std::string RenderHermes(const std::vector<ToolCall>& calls) {
-  std::string out;
-  for (const ToolCall& call : calls) {
-    if (!out.empty()) out += "\n";
-    out += "<tool_call>\n{\"name\": ";
-    text::AppendJsonString(out, call.name);
-    out += ", \"arguments\": ";
-    out += call.arguments;
-    out += "}\n</tool_call>";
-  }
-  return out;
+}  // namespace crux::parse::tools
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& HermesToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .separator = "\n",
+      .call = {{S::kText, "<tool_call>\n{\"name\": "},
+               {S::kNameString},
+               {S::kText, ", \"arguments\": "},
+               {S::kArguments},
+               {S::kText, "}\n</tool_call>"}},
+  };
+  static const ToolParserInfo format{
+      .name = "hermes",
+      .aliases = {"nous"},
+      .models = "Hermes 2 Pro / Hermes 3, Qwen2.5, models trained on the Hermes format",
+      .format =
+          "<tool_call>{\"name\": …, \"arguments\": {…}}</tool_call>; <function=f> XML; raw JSON",
+      .create = MakeHermesParser,
+      .grammar = &grammar,
+      .detect_markers = {"<tool_call>"},
+      .template_needles = {{370, "<tool_call>", ""}},
+  };
+  return format;
 }
 
 }  // namespace crux::parse::tools

@@ -10,6 +10,5 @@
 namespace crux::parse::tools {
 
 std::unique_ptr<ToolParser> MakeHermesParser(const ToolParserOptions& options);
-std::string RenderHermes(const std::vector<ToolCall>& calls);
 
 }  // namespace crux::parse::tools

@@ -11,6 +11,8 @@
 // schema, untyped ones JSON when they parse. Reasoning (`<think:opensource>`) is upstream.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tags_common.h"
 
 namespace crux::parse::tools::tags {
@@ -41,17 +43,41 @@ std::unique_ptr<ToolParser> MakeHy3Parser(const ToolParserOptions& options) {
   return MakeTagParser(Family(), options);
 }
 
-std::string RenderHy3(const std::vector<ToolCall>& calls) {
-  std::string out = "<tool_calls:opensource>\n";
-  for (const ToolCall& call : calls) {
-    out += "<tool_call:opensource>" + call.name + "<tool_sep:opensource>\n";
-    for (const RenderedArg& arg : RenderArgs(call.arguments, ValueStyle::kJson)) {
-      out += "<arg_key:opensource>" + arg.key + "</arg_key:opensource>\n";
-      out += "<arg_value:opensource>" + arg.text + "</arg_value:opensource>\n";
-    }
-    out += "</tool_call:opensource>\n";
-  }
-  return out + "</tool_calls:opensource>";
+}  // namespace crux::parse::tools::tags
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& Hy3ToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .open = "<tool_calls:opensource>\n",
+      .close = "</tool_calls:opensource>",
+      .call = {{S::kText, "<tool_call:opensource>"},
+               {S::kName},
+               {S::kText, "<tool_sep:opensource>\n"},
+               {S::kArguments},
+               {S::kText, "</tool_call:opensource>\n"}},
+      .args = CallGrammar::Args::kKeyValue,
+      .argument = {{S::kText, "<arg_key:opensource>"},
+                   {S::kKey},
+                   {S::kText, "</arg_key:opensource>\n<arg_value:opensource>"},
+                   {S::kValue},
+                   {S::kText, "</arg_value:opensource>\n"}},
+  };
+  static const ToolParserInfo format{
+      .name = "hy3",
+      .aliases = {"hunyuan"},
+      .models = "Tencent Hy3",
+      .format =
+          "<tool_calls:opensource><tool_call:opensource>f<tool_sep:opensource>"
+          "<arg_key:opensource>k</arg_key:opensource><arg_value:opensource>v"
+          "</arg_value:opensource></tool_call:opensource></tool_calls:opensource>",
+      .create = tags::MakeHy3Parser,
+      .grammar = &grammar,
+      .detect_markers = {"<tool_calls:opensource>", "<tool_call:opensource>"},
+      .template_needles = {{230, ":opensource", ""}},
+  };
+  return format;
 }
 
-}  // namespace crux::parse::tools::tags
+}  // namespace crux::parse::tools

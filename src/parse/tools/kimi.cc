@@ -12,6 +12,8 @@
 // content (the reference drops it).
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tokens_common.h"
 
 namespace crux::parse::tools {
@@ -199,17 +201,38 @@ std::unique_ptr<ToolParser> MakeKimiParser(const ToolParserOptions& options) {
   return std::make_unique<KimiParser>(options);
 }
 
-std::string RenderKimi(const std::vector<ToolCall>& calls) {
-  std::string out = "<|tool_calls_section_begin|>";
-  for (size_t i = 0; i < calls.size(); ++i) {
-    out += kCallBegin;
-    out += "functions." + calls[i].name + ":" + std::to_string(i);
-    out += kArgsBegin;
-    out += calls[i].arguments;
-    out += kCallEnd;
-  }
-  out += "<|tool_calls_section_end|>";
-  return out;
+}  // namespace crux::parse::tools
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& KimiToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .open = "<|tool_calls_section_begin|>",
+      .close = "<|tool_calls_section_end|>",
+      .call = {{S::kText, "<|tool_call_begin|>functions."},
+               {S::kName},
+               {S::kText, ":"},
+               {S::kIndex},
+               {S::kText, "<|tool_call_argument_begin|>"},
+               {S::kArguments},
+               {S::kText, "<|tool_call_end|>"}},
+  };
+  static const ToolParserInfo format{
+      .name = "kimi",
+      .aliases = {"kimi_k2", "moonshot", "kimi_k2_thinking"},
+      .models = "Kimi K2 Instruct, K2-0905, K2 Thinking",
+      .format =
+          "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>"
+          "{…}"
+          "<|tool_call_end|><|tool_calls_section_end|>",
+      .create = MakeKimiParser,
+      .grammar = &grammar,
+      .detect_markers = {"<|tool_calls_section_begin|>", "<|tool_call_section_begin|>",
+                         "<|tool_call_begin|>"},
+      .template_needles = {{40, "<|tool_calls_section_begin|>", ""}},
+  };
+  return format;
 }
 
 }  // namespace crux::parse::tools

@@ -15,6 +15,8 @@
 // think section belongs to the reasoning parser. A call outside a tools section is accepted.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tokens_common.h"
 
 namespace crux::parse::tools {
@@ -264,69 +266,51 @@ class KimiK3Parser final : public TokenParser {
   ParamValue value_;
   text::JsonScanner scanner_;
 };
-
-// XML-escapes an attribute value the way the template does (& and ").
-std::string EscapeAttribute(std::string_view value) {
-  std::string out;
-  for (char c : value) {
-    if (c == '&') {
-      out += "&amp;";
-    } else if (c == '"') {
-      out += "&quot;";
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
-}
-
-std::string_view JsonTypeOf(std::string_view value) {
-  switch (value.empty() ? 'n' : value.front()) {
-    case '"':
-      return "string";
-    case '{':
-      return "object";
-    case '[':
-      return "array";
-    case 't':
-    case 'f':
-      return "boolean";
-    case 'n':
-      return "null";
-    default:
-      return "number";
-  }
-}
-
 }  // namespace
 
 std::unique_ptr<ToolParser> MakeKimiK3Parser(const ToolParserOptions& options) {
   return std::make_unique<KimiK3Parser>(options);
 }
 
-std::string RenderKimiK3(const std::vector<ToolCall>& calls) {
-  std::string out = "<|open|>tools<|sep|>";
-  std::vector<std::pair<std::string, std::string_view>> members;
-  for (size_t i = 0; i < calls.size(); ++i) {
-    out += std::string(kCall) + " tool=\"" + EscapeAttribute(calls[i].name) + "\" index=\"" +
-           std::to_string(i + 1) + "\"<|sep|>";
-    ObjectMembers(calls[i].arguments, members);
-    for (const auto& [key, value] : members) {
-      const std::string_view type = JsonTypeOf(value);
-      out += "<|open|>argument key=\"" + EscapeAttribute(key) + "\" type=\"" + std::string(type) +
-             "\"<|sep|>";
-      std::string decoded;
-      if (type == "string" && text::DecodeJsonString(value.substr(1, value.size() - 2), decoded)) {
-        out += decoded;
-      } else {
-        out += value;
-      }
-      out += kArgEnd;
-    }
-    out += kCallEnd;
-  }
-  out += "<|close|>tools<|sep|><|close|>message<|sep|><|end_of_msg|>";
-  return out;
+}  // namespace crux::parse::tools
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& KimiK3ToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .open = "<|open|>tools<|sep|>",
+      .close = "<|close|>tools<|sep|><|close|>message<|sep|><|end_of_msg|>",
+      .call = {{S::kText, "<|open|>call tool=\""},
+               {S::kName},
+               {S::kText, "\" index=\""},
+               {S::kIndex1},
+               {S::kText, "\"<|sep|>"},
+               {S::kArguments},
+               {S::kText, "<|close|>call<|sep|>"}},
+      .args = CallGrammar::Args::kKeyValue,
+      .argument = {{S::kText, "<|open|>argument key=\""},
+                   {S::kKey},
+                   {S::kText, "\" type=\""},
+                   {S::kValueType},
+                   {S::kText, "\"<|sep|>"},
+                   {S::kValue},
+                   {S::kText, "<|close|>argument<|sep|>"}},
+  };
+  static const ToolParserInfo format{
+      .name = "kimi_k3",
+      .aliases = {},
+      .models = "Kimi K3",
+      .format =
+          "<|open|>tools<|sep|><|open|>call tool=\"f\" index=\"1\"<|sep|><|open|>argument "
+          "key=\"k\" type=\"string\"<|sep|>v<|close|>argument<|sep|><|close|>call<|sep|>"
+          "<|close|>tools<|sep|>",
+      .create = MakeKimiK3Parser,
+      .grammar = &grammar,
+      .detect_markers = {"<|open|>"},
+      .template_needles = {{50, "<|open|>", "<|close|>"}},
+  };
+  return format;
 }
 
 }  // namespace crux::parse::tools

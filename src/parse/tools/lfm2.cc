@@ -8,6 +8,8 @@
 // with its markup, up to the end marker; a missing end marker is tolerated.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/other_common.h"
 
 namespace crux::parse::tools {
@@ -117,16 +119,32 @@ std::unique_ptr<ToolParser> MakeLfm2Parser(const ToolParserOptions& options) {
   return std::make_unique<Lfm2Parser>(options);
 }
 
-std::string RenderLfm2(const std::vector<ToolCall>& calls) {
-  std::string out(kOpen);
-  out += "[";
-  for (size_t i = 0; i < calls.size(); ++i) {
-    if (i > 0) out += ", ";
-    AppendPythonCall(out, calls[i]);
-  }
-  out += "]";
-  out += kClose;
-  return out;
+}  // namespace crux::parse::tools
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& Lfm2ToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .open = "<|tool_call_start|>[",
+      .close = "]<|tool_call_end|>",
+      .separator = ", ",
+      .call = {{S::kName}, {S::kText, "("}, {S::kArguments}, {S::kText, ")"}},
+      .args = CallGrammar::Args::kPythonKeywords,
+  };
+  static const ToolParserInfo format{
+      .name = "lfm2",
+      .aliases = {"lfm2.5", "liquid"},
+      .models = "Liquid LFM2, LFM2.5",
+      .format = "<|tool_call_start|>[f(a=\"x\"), g()]<|tool_call_end|> (or a JSON list)",
+      .create = MakeLfm2Parser,
+      .grammar = &grammar,
+      .detect_markers = {"<|tool_call_start|>"},
+      .template_needles = {{120, "<|tool_list_start|>", ""},
+                           {130, "<|tool_call_start|>", ""},
+                           {140, "List of tools: [", ""}},
+  };
+  return format;
 }
 
 }  // namespace crux::parse::tools

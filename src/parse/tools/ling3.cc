@@ -7,6 +7,8 @@
 // the generation prompt) is handled upstream by a think reasoning parser.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tags_common.h"
 
 namespace crux::parse::tools::tags {
@@ -27,17 +29,39 @@ std::unique_ptr<ToolParser> MakeLing3Parser(const ToolParserOptions& options) {
   return MakeTagParser(Family(), options);
 }
 
-std::string RenderLing3(const std::vector<ToolCall>& calls) {
-  std::string out;
-  for (const ToolCall& call : calls) {
-    if (!out.empty()) out += "\n";
-    out += "<tool_call>" + call.name + "\n";
-    for (const RenderedArg& arg : RenderArgs(call.arguments, ValueStyle::kJson)) {
-      out += "<arg_key>" + arg.key + "</arg_key>\n<arg_value>" + arg.text + "</arg_value>";
-    }
-    out += "\n</tool_call>";
-  }
-  return out + "<|role_end|>";
+}  // namespace crux::parse::tools::tags
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& Ling3ToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .close = "<|role_end|>",
+      .separator = "\n",
+      .call = {{S::kText, "<tool_call>"},
+               {S::kName},
+               {S::kText, "\n"},
+               {S::kArguments},
+               {S::kText, "\n</tool_call>"}},
+      .args = CallGrammar::Args::kKeyValue,
+      .argument = {{S::kText, "<arg_key>"},
+                   {S::kKey},
+                   {S::kText, "</arg_key>\n<arg_value>"},
+                   {S::kValue},
+                   {S::kText, "</arg_value>"}},
+  };
+  static const ToolParserInfo format{
+      .name = "ling3",
+      .aliases = {"ling", "bailing"},
+      .models = "inclusionAI Ling 3.0 (Bailing V3)",
+      .format =
+          "<tool_call>f\\n<arg_key>k</arg_key>\\n<arg_value>v</arg_value>\\n</tool_call>"
+          "<|role_end|>",
+      .create = tags::MakeLing3Parser,
+      .grammar = &grammar,
+      .template_needles = {{280, "<role>ASSISTANT</role>", "<arg_key>"}},
+  };
+  return format;
 }
 
-}  // namespace crux::parse::tools::tags
+}  // namespace crux::parse::tools

@@ -13,6 +13,8 @@
 // already streamed stay calls even if a later object in the same sequence is not one.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/other_common.h"
 
 namespace crux::parse::tools {
@@ -359,17 +361,35 @@ std::unique_ptr<ToolParser> MakeLlamaParser(const ToolParserOptions& options) {
 }
 
 // Bare envelopes separated by "; " — the Llama 3.x JSON tool-calling output.
-std::string RenderLlama(const std::vector<ToolCall>& calls) {
-  std::string out;
-  for (const ToolCall& call : calls) {
-    if (!out.empty()) out += "; ";
-    out += "{\"name\": ";
-    text::AppendJsonString(out, call.name);
-    out += ", \"parameters\": ";
-    out += call.arguments;
-    out += "}";
-  }
-  return out;
+
+}  // namespace crux::parse::tools
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& LlamaToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .separator = "; ",
+      .call = {{S::kText, "{\"name\": "},
+               {S::kNameString},
+               {S::kText, ", \"parameters\": "},
+               {S::kArguments},
+               {S::kText, "}"}},
+  };
+  static const ToolParserInfo format{
+      .name = "llama",
+      .aliases = {"llama3", "llama4"},
+      .models = "Llama 3.1 / 3.2 / 3.3 (JSON tool calling), Llama 4 (JSON mode), Functionary v3.1",
+      .format =
+          "<|python_tag|>{\"name\": …, \"parameters\": {…}}; … | bare {\"name\": …, "
+          "\"parameters\": {…}} at the start | <function=f>{…}</function>",
+      .create = MakeLlamaParser,
+      .grammar = &grammar,
+      .detect_markers = {"<function=", "<|python_tag|>"},
+      .template_needles = {{350, "<|python_tag|>", ""},
+                           {360, "\"parameters\": dictionary of argument name", ""}},
+  };
+  return format;
 }
 
 }  // namespace crux::parse::tools

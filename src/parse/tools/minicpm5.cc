@@ -7,6 +7,8 @@
 // it is prose and given back verbatim. Reasoning (`<think>`) is handled upstream.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tags_common.h"
 
 namespace crux::parse::tools::tags {
@@ -27,30 +29,45 @@ const TagFamily& Family() {
   });
   return family;
 }
-
-bool NeedsCdata(const RenderedArg& arg) {
-  return arg.is_string && arg.text.find_first_of("<&\n") != std::string::npos;
-}
-
 }  // namespace
 
 std::unique_ptr<ToolParser> MakeMiniCpm5Parser(const ToolParserOptions& options) {
   return MakeTagParser(Family(), options);
 }
 
-std::string RenderMiniCpm5(const std::vector<ToolCall>& calls) {
-  std::string out;
-  for (const ToolCall& call : calls) {
-    if (!out.empty()) out += "\n";
-    out += "<function name=\"" + call.name + "\">";
-    for (const RenderedArg& arg : RenderArgs(call.arguments, ValueStyle::kPython)) {
-      out += "<param name=\"" + arg.key + "\">";
-      out += NeedsCdata(arg) ? "<![CDATA[" + arg.text + "]]>" : arg.text;
-      out += "</param>";
-    }
-    out += "</function>";
-  }
-  return out;
+}  // namespace crux::parse::tools::tags
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& Minicpm5ToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .separator = "\n",
+      .call = {{S::kText, "<function name=\""},
+               {S::kName},
+               {S::kText, "\">"},
+               {S::kArguments},
+               {S::kText, "</function>"}},
+      .args = CallGrammar::Args::kKeyValue,
+      .argument = {{S::kText, "<param name=\""},
+                   {S::kKey},
+                   {S::kText, "\">"},
+                   {S::kValue},
+                   {S::kText, "</param>"}},
+      .values = CallGrammar::Values::kPython,
+      .cdata_strings = true,
+  };
+  static const ToolParserInfo format{
+      .name = "minicpm5",
+      .aliases = {"minicpm"},
+      .models = "OpenBMB MiniCPM5",
+      .format = "<function name=\"f\"><param name=\"k\">v | <![CDATA[…]]></param></function>",
+      .create = tags::MakeMiniCpm5Parser,
+      .grammar = &grammar,
+      .detect_markers = {"<function name=\""},
+      .template_needles = {{250, "<function name=", "<param name="}},
+  };
+  return format;
 }
 
-}  // namespace crux::parse::tools::tags
+}  // namespace crux::parse::tools

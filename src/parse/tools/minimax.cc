@@ -12,6 +12,8 @@
 // Deviation: an invoke without parameters is a call with `{}` (the reference skips it).
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tags_common.h"
 
 namespace crux::parse::tools::tags {
@@ -43,16 +45,40 @@ std::unique_ptr<ToolParser> MakeMinimaxParser(const ToolParserOptions& options) 
   return MakeTagParser(Family(), options);
 }
 
-std::string RenderMinimax(const std::vector<ToolCall>& calls) {
-  std::string out = "<minimax:tool_call>\n";
-  for (const ToolCall& call : calls) {
-    out += "<invoke name=\"" + call.name + "\">\n";
-    for (const RenderedArg& arg : RenderArgs(call.arguments, ValueStyle::kJson)) {
-      out += "<parameter name=\"" + arg.key + "\">" + arg.text + "</parameter>\n";
-    }
-    out += "</invoke>\n";
-  }
-  return out + "</minimax:tool_call>";
+}  // namespace crux::parse::tools::tags
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& MinimaxToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .open = "<minimax:tool_call>\n",
+      .close = "</minimax:tool_call>",
+      .call = {{S::kText, "<invoke name=\""},
+               {S::kName},
+               {S::kText, "\">\n"},
+               {S::kArguments},
+               {S::kText, "</invoke>\n"}},
+      .args = CallGrammar::Args::kKeyValue,
+      .argument = {{S::kText, "<parameter name=\""},
+                   {S::kKey},
+                   {S::kText, "\">"},
+                   {S::kValue},
+                   {S::kText, "</parameter>\n"}},
+  };
+  static const ToolParserInfo format{
+      .name = "minimax",
+      .aliases = {"minimax_m2"},
+      .models = "MiniMax-M1, MiniMax-M2",
+      .format =
+          "<minimax:tool_call><invoke name=\"f\"><parameter name=\"k\">v</parameter></invoke>"
+          "</minimax:tool_call>",
+      .create = tags::MakeMinimaxParser,
+      .grammar = &grammar,
+      .detect_markers = {"<minimax:tool_call>"},
+      .template_needles = {{90, "<minimax:tool_call>", ""}},
+  };
+  return format;
 }
 
-}  // namespace crux::parse::tools::tags
+}  // namespace crux::parse::tools

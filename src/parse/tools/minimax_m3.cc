@@ -19,6 +19,8 @@
 #include <optional>
 #include <unordered_set>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tags_common.h"
 
 namespace crux::parse::tools::tags {
@@ -548,14 +550,36 @@ std::unique_ptr<ToolParser> MakeMinimaxM3Parser(const ToolParserOptions& options
   return MakeTagParser(Family(), options);
 }
 
-std::string RenderMinimaxM3(const std::vector<ToolCall>& calls) {
-  std::string out = std::string(kNs) + "<tool_call>\n";
-  for (const ToolCall& call : calls) {
-    out.append(kNs).append("<invoke name=\"").append(call.name).append("\">");
-    if (text::JsonTextType(call.arguments)) AppendXml(out, call.arguments);
-    out.append(kNs).append("</invoke>\n");
-  }
-  return out.append(kNs).append("</tool_call>");
+}  // namespace crux::parse::tools::tags
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& MinimaxM3ToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .open = "]<]minimax[>[<tool_call>\n",
+      .close = "]<]minimax[>[</tool_call>",
+      .call = {{S::kText, "]<]minimax[>[<invoke name=\""},
+               {S::kName},
+               {S::kText, "\">"},
+               {S::kArguments},
+               {S::kText, "]<]minimax[>[</invoke>\n"}},
+      .args = CallGrammar::Args::kCustom,
+      .write_arguments = tags::AppendXml,
+  };
+  static const ToolParserInfo format{
+      .name = "minimax_m3",
+      .aliases = {},
+      .models = "MiniMax-M3",
+      .format =
+          "]<]minimax[>[<tool_call> ]<]minimax[>[<invoke name=\"f\">]<]minimax[>[<k>v"
+          "]<]minimax[>[</k>… (nested XML values)",
+      .create = tags::MakeMinimaxM3Parser,
+      .grammar = &grammar,
+      .detect_markers = {"]<]minimax[>["},
+      .template_needles = {{80, "]<]minimax[>[", ""}},
+  };
+  return format;
 }
 
-}  // namespace crux::parse::tools::tags
+}  // namespace crux::parse::tools

@@ -16,6 +16,8 @@
 // `[ARGS]` call, or appends the text to the arguments of a `name{…}` call).
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tokens_common.h"
 
 namespace crux::parse::tools {
@@ -227,15 +229,28 @@ std::unique_ptr<ToolParser> MakeMistralParser(const ToolParserOptions& options) 
   return std::make_unique<MistralParser>(options);
 }
 
-std::string RenderMistral(const std::vector<ToolCall>& calls) {
-  std::string out;
-  for (const ToolCall& call : calls) {
-    out += kToolCalls;
-    out += call.name;
-    out += "[ARGS]";
-    out += call.arguments;
-  }
-  return out;
+}  // namespace crux::parse::tools
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& MistralToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .call = {{S::kText, "[TOOL_CALLS]"}, {S::kName}, {S::kText, "[ARGS]"}, {S::kArguments}},
+  };
+  static const ToolParserInfo format{
+      .name = "mistral",
+      .aliases = {},
+      .models = "Mistral, Mixtral, Mistral Nemo/Small/Large, Ministral, Devstral, Magistral",
+      .format =
+          "[TOOL_CALLS]f[ARGS]{…} | [TOOL_CALLS]f[CALL_ID]id[ARGS]{…} | [TOOL_CALLS]f{…} | "
+          "[TOOL_CALLS] [{\"name\": …, \"arguments\": {…}}]",
+      .create = MakeMistralParser,
+      .grammar = &grammar,
+      .detect_markers = {"[TOOL_CALLS]"},
+      .template_needles = {{30, "[TOOL_CALLS]", ""}},
+  };
+  return format;
 }
 
 }  // namespace crux::parse::tools

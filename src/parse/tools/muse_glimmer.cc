@@ -15,6 +15,8 @@
 // reach content. A malformed block is returned as content up to its end tag.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/other_common.h"
 
 namespace crux::parse::tools {
@@ -300,20 +302,42 @@ std::unique_ptr<ToolParser> MakeMuseGlimmerParser(const ToolParserOptions& optio
   return std::make_unique<MuseGlimmerParser>(options);
 }
 
-std::string RenderMuseGlimmer(const std::vector<ToolCall>& calls) {
-  std::string out;
-  for (size_t i = 0; i < calls.size(); ++i) {
-    const ToolCall& call = calls[i];
-    if (i > 0) out += "<|start|>assistant";
-    out += " to=" + call.name + "<|message|>" + std::string(kBlockOpenTag) +
-           "\n<atem:invoke name=\"" + call.name + "\">\n";
-    for (const auto& [key, value] : ArgumentTexts(call)) {
-      out += "<atem:parameter name=\"" + key + "\">" + value + std::string(kParamClose) + "\n";
-    }
-    out += "</atem:invoke>\n</atem:function_calls>";
-    out += i + 1 == calls.size() ? "<|eot|>" : "<|eom|>";
-  }
-  return out;
+}  // namespace crux::parse::tools
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& MuseGlimmerToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .close = "<|eot|>",
+      .separator = "<|eom|><|start|>assistant",
+      .call = {{S::kText, " to="},
+               {S::kName},
+               {S::kText, "<|message|><atem:function_calls>\n<atem:invoke name=\""},
+               {S::kName},
+               {S::kText, "\">\n"},
+               {S::kArguments},
+               {S::kText, "</atem:invoke>\n</atem:function_calls>"}},
+      .args = CallGrammar::Args::kKeyValue,
+      .argument = {{S::kText, "<atem:parameter name=\""},
+                   {S::kKey},
+                   {S::kText, "\">"},
+                   {S::kValue},
+                   {S::kText, "</atem:parameter>\n"}},
+  };
+  static const ToolParserInfo format{
+      .name = "muse_glimmer",
+      .aliases = {"atem", "muse"},
+      .models = "Muse Glimmer (ATEM)",
+      .format =
+          " to=f<|message|><atem:function_calls><atem:invoke name=\"f\"><atem:parameter "
+          "name=\"k\">v</atem:parameter></atem:invoke></atem:function_calls><|eom|>",
+      .create = MakeMuseGlimmerParser,
+      .grammar = &grammar,
+      .detect_markers = {"<|start|>", "<atem:function_calls>"},
+      .template_needles = {{20, "<atem:function_calls>", ""}},
+  };
+  return format;
 }
 
 }  // namespace crux::parse::tools

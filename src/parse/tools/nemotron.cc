@@ -8,6 +8,8 @@
 // arguments (arguments are always a JSON object).
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tags_common.h"
 
 namespace crux::parse::tools::tags {
@@ -29,9 +31,37 @@ std::unique_ptr<ToolParser> MakeNemotronParser(const ToolParserOptions& options)
   return MakeTagParser(Family(), options);
 }
 
-std::string RenderNemotron(const std::vector<ToolCall>& calls) {
-  return RenderFunctionCalls(calls, "<tool_call>", "</tool_call>", /*value_newlines=*/true,
-                             ValueStyle::kPythonScalars);
+}  // namespace crux::parse::tools::tags
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& NemotronToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .separator = "\n",
+      .call = {{S::kText, "<tool_call>\n<function="},
+               {S::kName},
+               {S::kText, ">\n"},
+               {S::kArguments},
+               {S::kText, "</function>\n</tool_call>"}},
+      .args = CallGrammar::Args::kKeyValue,
+      .argument = {{S::kText, "<parameter="},
+                   {S::kKey},
+                   {S::kText, ">\n"},
+                   {S::kValue},
+                   {S::kText, "\n</parameter>\n"}},
+      .values = CallGrammar::Values::kPythonScalars,
+  };
+  static const ToolParserInfo format{
+      .name = "nemotron",
+      .aliases = {"nemotron3"},
+      .models = "NVIDIA Nemotron 3 (Nano)",
+      .format = "<tool_call><function=f><parameter=k>v</parameter></function></tool_call>",
+      .create = tags::MakeNemotronParser,
+      .grammar = &grammar,
+      .template_needles = {{310, "truncate_history_thinking", "<parameter="}},
+  };
+  return format;
 }
 
-}  // namespace crux::parse::tools::tags
+}  // namespace crux::parse::tools

@@ -5,6 +5,8 @@
 // `nemotron` (Nemotron 3, XML parameters), which is another family.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tokens_common.h"
 
 namespace crux::parse::tools {
@@ -23,8 +25,33 @@ std::unique_ptr<ToolParser> MakeNemotronV2Parser(const ToolParserOptions& option
   return std::make_unique<ListParser>(options, NemotronV2Format());
 }
 
-std::string RenderNemotronV2(const std::vector<ToolCall>& calls) {
-  return "<TOOLCALL>" + RenderJsonList(calls, "name", "arguments") + "</TOOLCALL>";
+}  // namespace crux::parse::tools
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& NemotronV2ToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .open = "<TOOLCALL>[",
+      .close = "]</TOOLCALL>",
+      .separator = ", ",
+      .call = {{S::kText, "{\"name\": "},
+               {S::kNameString},
+               {S::kText, ", \"arguments\": "},
+               {S::kArguments},
+               {S::kText, "}"}},
+  };
+  static const ToolParserInfo format{
+      .name = "nemotron_v2",
+      .aliases = {"nemotron_nano_v2"},
+      .models = "NVIDIA Nemotron Nano v2 (9B, 12B)",
+      .format = "<TOOLCALL>[{\"name\": …, \"arguments\": {…}}]</TOOLCALL>",
+      .create = MakeNemotronV2Parser,
+      .grammar = &grammar,
+      .detect_markers = {"<TOOLCALL>"},
+      .template_needles = {{180, "<TOOLCALL>", ""}},
+  };
+  return format;
 }
 
 }  // namespace crux::parse::tools

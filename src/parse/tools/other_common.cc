@@ -557,28 +557,4 @@ size_t CallListParser::ListStep(std::string_view rest, ListStatus& status) {
 // ---------------------------------------------------------------------------------------------
 // Rendering
 
-void AppendPythonCall(std::string& out, const ToolCall& call) {
-  out.append(call.name);
-  out.push_back('(');
-  bool first = true;
-  for (const JsonMember& member : ObjectMembers(call.arguments)) {
-    if (!first) out.append(", ");
-    first = false;
-    out.append(member.key);
-    out.push_back('=');
-    out += JsonToPythonLiteral(member.value);
-  }
-  out.push_back(')');
-}
-
-std::vector<std::pair<std::string, std::string>> ArgumentTexts(const ToolCall& call) {
-  std::vector<std::pair<std::string, std::string>> texts;
-  for (const JsonMember& member : ObjectMembers(call.arguments)) {
-    texts.emplace_back(member.key, member.type == text::JsonType::kString
-                                       ? DecodedString(member.value)
-                                       : CompactJson(member.value));
-  }
-  return texts;
-}
-
 }  // namespace crux::parse::tools

@@ -1,8 +1,8 @@
 // Helpers shared by the families of the "other" group (llama, gemma4, harmony, pythonic, lfm2,
 // muse_glimmer, auto): streaming Python keyword arguments → JSON, a top-level key tracker for
-// JSON envelopes, the Python call-list base class, Python literal rendering for the renderers,
-// and the family-detection tables (detect.cc). Also the factories and renderers of the group's
-// families (one .cc file per family).
+// JSON envelopes, the Python call-list base class, and the family detection (detect.cc, its
+// tables built from the formats' declarations). Also the parser factories of the group's
+// families (one .cc file per family, beside its declaration).
 #pragma once
 
 #include <cstddef>
@@ -189,14 +189,6 @@ int CallListAt(std::string_view rest, bool at_end);
 // JSON call envelope starts with.
 bool CanStartEnvelope(std::string_view first_key, bool complete);
 
-// Appends `name(k=v, …)` for `call`, its argument values written as Python literals
-// ('strings', True/False/None, lists, dicts).
-void AppendPythonCall(std::string& out, const ToolCall& call);
-
-// The arguments of `call` as (key, text) pairs for XML-style renderers: strings as they are,
-// other values as JSON.
-std::vector<std::pair<std::string, std::string>> ArgumentTexts(const ToolCall& call);
-
 // Family detection (detect.cc): one table of distinctive markers for every family.
 enum class Verdict : uint8_t { kNone, kFamily, kNeedMore };
 struct Detection {
@@ -217,17 +209,11 @@ bool IsRegisteredFamily(std::string_view family);
 
 // The families of the group (one file each).
 std::unique_ptr<ToolParser> MakeLlamaParser(const ToolParserOptions& options);
-std::string RenderLlama(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeGemma4ToolParser(const ToolParserOptions& options);
-std::string RenderGemma4(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeHarmonyToolParser(const ToolParserOptions& options);
-std::string RenderHarmony(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakePythonicParser(const ToolParserOptions& options);
-std::string RenderPythonic(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeLfm2Parser(const ToolParserOptions& options);
-std::string RenderLfm2(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeMuseGlimmerParser(const ToolParserOptions& options);
-std::string RenderMuseGlimmer(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeAutoParser(const ToolParserOptions& options);
 
 }  // namespace crux::parse::tools

@@ -7,6 +7,8 @@
 // an unclosed call is returned as content (the reference hides both); text after calls is kept.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tags_common.h"
 
 namespace crux::parse::tools::tags {
@@ -26,16 +28,35 @@ std::unique_ptr<ToolParser> MakePoolsideV1Parser(const ToolParserOptions& option
   return MakeTagParser(Family(), options);
 }
 
-std::string RenderPoolsideV1(const std::vector<ToolCall>& calls) {
-  std::string out;
-  for (const ToolCall& call : calls) {
-    out += "<tool_call>" + call.name + "\n";
-    for (const RenderedArg& arg : RenderArgs(call.arguments, ValueStyle::kJson)) {
-      out += "<arg_key>" + arg.key + "</arg_key>\n<arg_value>" + arg.text + "</arg_value>\n";
-    }
-    out += "</tool_call>\n";
-  }
-  return out;
+}  // namespace crux::parse::tools::tags
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& PoolsideV1ToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .call = {{S::kText, "<tool_call>"},
+               {S::kName},
+               {S::kText, "\n"},
+               {S::kArguments},
+               {S::kText, "</tool_call>\n"}},
+      .args = CallGrammar::Args::kKeyValue,
+      .argument = {{S::kText, "<arg_key>"},
+                   {S::kKey},
+                   {S::kText, "</arg_key>\n<arg_value>"},
+                   {S::kValue},
+                   {S::kText, "</arg_value>\n"}},
+  };
+  static const ToolParserInfo format{
+      .name = "poolside_v1",
+      .aliases = {},
+      .models = "Poolside Laguna",
+      .format = "<tool_call>f\\n<arg_key>k</arg_key>\\n<arg_value>v</arg_value>\\n</tool_call>",
+      .create = tags::MakePoolsideV1Parser,
+      .grammar = &grammar,
+      .template_needles = {{290, "laguna", "<arg_key>"}},
+  };
+  return format;
 }
 
-}  // namespace crux::parse::tools::tags
+}  // namespace crux::parse::tools

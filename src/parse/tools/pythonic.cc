@@ -11,6 +11,8 @@
 // rest of its list; calls already complete stay calls.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/other_common.h"
 
 namespace crux::parse::tools {
@@ -71,14 +73,30 @@ std::unique_ptr<ToolParser> MakePythonicParser(const ToolParserOptions& options)
   return std::make_unique<PythonicParser>(options);
 }
 
-std::string RenderPythonic(const std::vector<ToolCall>& calls) {
-  std::string out = "[";
-  for (size_t i = 0; i < calls.size(); ++i) {
-    if (i > 0) out += ", ";
-    AppendPythonCall(out, calls[i]);
-  }
-  out += "]";
-  return out;
+}  // namespace crux::parse::tools
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& PythonicToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .open = "[",
+      .close = "]",
+      .separator = ", ",
+      .call = {{S::kName}, {S::kText, "("}, {S::kArguments}, {S::kText, ")"}},
+      .args = CallGrammar::Args::kPythonKeywords,
+  };
+  static const ToolParserInfo format{
+      .name = "pythonic",
+      .aliases = {"llama4_pythonic"},
+      .models = "Llama 3.2 / Llama 4 pythonic templates, models prompted for Python call lists",
+      .format = "[f(a='x', b=1), g()] (optionally <|python_start|> … <|python_end|>)",
+      .create = MakePythonicParser,
+      .grammar = &grammar,
+      .detect_markers = {"<|python_start|>"},
+      .template_needles = {{340, "[func_name1(", ""}},
+  };
+  return format;
 }
 
 }  // namespace crux::parse::tools

@@ -12,6 +12,8 @@
 // call's raw text as content, while a call whose arguments are complete is kept.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tags_common.h"
 
 namespace crux::parse::tools::tags {
@@ -36,15 +38,32 @@ std::unique_ptr<ToolParser> MakeQwenParser(const ToolParserOptions& options) {
   return MakeTagParser(Family(), options);
 }
 
-std::string RenderQwen(const std::vector<ToolCall>& calls) {
-  std::string out;
-  for (const ToolCall& call : calls) {
-    if (!out.empty()) out += "\n";
-    out += "<tool_call>\n{\"name\": ";
-    text::AppendJsonString(out, call.name);
-    out += ", \"arguments\": " + call.arguments + "}\n</tool_call>";
-  }
-  return out;
+}  // namespace crux::parse::tools::tags
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& QwenToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .separator = "\n",
+      .call = {{S::kText, "<tool_call>\n{\"name\": "},
+               {S::kNameString},
+               {S::kText, ", \"arguments\": "},
+               {S::kArguments},
+               {S::kText, "}\n</tool_call>"}},
+  };
+  static const ToolParserInfo format{
+      .name = "qwen",
+      .aliases = {"qwen3"},
+      .models = "Qwen2.5, Qwen3, QwQ",
+      .format =
+          "<tool_call>{json}</tool_call> | <function=f><parameter=k>v</parameter></function> | "
+          "[Calling tool: f({…})]",
+      .create = tags::MakeQwenParser,
+      .grammar = &grammar,
+      .detect_markers = {"[Calling tool:"},
+  };
+  return format;
 }
 
-}  // namespace crux::parse::tools::tags
+}  // namespace crux::parse::tools

@@ -11,6 +11,8 @@
 // the first value.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tags_common.h"
 
 namespace crux::parse::tools::tags {
@@ -33,9 +35,38 @@ std::unique_ptr<ToolParser> MakeQwen3XmlParser(const ToolParserOptions& options)
   return MakeTagParser(Family(), options);
 }
 
-std::string RenderQwen3Xml(const std::vector<ToolCall>& calls) {
-  return RenderFunctionCalls(calls, "<tool_call>", "</tool_call>", /*value_newlines=*/true,
-                             ValueStyle::kPythonScalars);
+}  // namespace crux::parse::tools::tags
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& Qwen3XmlToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .separator = "\n",
+      .call = {{S::kText, "<tool_call>\n<function="},
+               {S::kName},
+               {S::kText, ">\n"},
+               {S::kArguments},
+               {S::kText, "</function>\n</tool_call>"}},
+      .args = CallGrammar::Args::kKeyValue,
+      .argument = {{S::kText, "<parameter="},
+                   {S::kKey},
+                   {S::kText, ">\n"},
+                   {S::kValue},
+                   {S::kText, "\n</parameter>\n"}},
+      .values = CallGrammar::Values::kPythonScalars,
+  };
+  static const ToolParserInfo format{
+      .name = "qwen3_xml",
+      .aliases = {"qwen3.5", "qwen3_coder"},
+      .models = "Qwen3-Coder, Qwen3.5",
+      .format = "<tool_call><function=f><parameter=k>\\nv\\n</parameter></function></tool_call>",
+      .create = tags::MakeQwen3XmlParser,
+      .grammar = &grammar,
+      .detect_markers = {"<tool_call>", "<function="},
+      .template_needles = {{330, "<function=", "<parameter="}},
+  };
+  return format;
 }
 
-}  // namespace crux::parse::tools::tags
+}  // namespace crux::parse::tools

@@ -8,6 +8,8 @@
 // `<seed:eos>` are handled upstream / by the tokenizer.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tags_common.h"
 
 namespace crux::parse::tools::tags {
@@ -29,9 +31,39 @@ std::unique_ptr<ToolParser> MakeSeedOssParser(const ToolParserOptions& options) 
   return MakeTagParser(Family(), options);
 }
 
-std::string RenderSeedOss(const std::vector<ToolCall>& calls) {
-  return RenderFunctionCalls(calls, "<seed:tool_call>", "</seed:tool_call>",
-                             /*value_newlines=*/false, ValueStyle::kPython);
+}  // namespace crux::parse::tools::tags
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& SeedOssToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .separator = "\n",
+      .call = {{S::kText, "<seed:tool_call>\n<function="},
+               {S::kName},
+               {S::kText, ">\n"},
+               {S::kArguments},
+               {S::kText, "</function>\n</seed:tool_call>"}},
+      .args = CallGrammar::Args::kKeyValue,
+      .argument = {{S::kText, "<parameter="},
+                   {S::kKey},
+                   {S::kText, ">"},
+                   {S::kValue},
+                   {S::kText, "</parameter>\n"}},
+      .values = CallGrammar::Values::kPython,
+  };
+  static const ToolParserInfo format{
+      .name = "seed_oss",
+      .aliases = {"seed"},
+      .models = "ByteDance Seed-OSS",
+      .format =
+          "<seed:tool_call><function=f><parameter=k>v</parameter></function></seed:tool_call>",
+      .create = tags::MakeSeedOssParser,
+      .grammar = &grammar,
+      .detect_markers = {"<seed:tool_call>"},
+      .template_needles = {{100, "<seed:tool_call>", ""}},
+  };
+  return format;
 }
 
-}  // namespace crux::parse::tools::tags
+}  // namespace crux::parse::tools

@@ -10,6 +10,8 @@
 // the reasoning parser.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tokens_common.h"
 
 namespace crux::parse::tools {
@@ -176,19 +178,34 @@ std::unique_ptr<ToolParser> MakeSolarOpenParser(const ToolParserOptions& options
   return std::make_unique<SolarOpenParser>(options);
 }
 
-std::string RenderSolarOpen(const std::vector<ToolCall>& calls) {
-  std::string out = "<|tool_calls|>";
-  for (size_t i = 0; i < calls.size(); ++i) {
-    out += kCallBegin;
-    out += "c0ffee" + std::to_string(1000 + i);
-    out += kNameMarker;
-    out += calls[i].name;
-    out += kArgsMarker;
-    out += calls[i].arguments;
-    out += kCallEnd;
-  }
-  out += "<|calls|>";
-  return out;
+}  // namespace crux::parse::tools
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& SolarOpenToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .open = "<|tool_calls|>",
+      .close = "<|calls|>",
+      .call = {{S::kText, "<|tool_call:begin|>"},
+               {S::kId},
+               {S::kText, "<|tool_call:name|>"},
+               {S::kName},
+               {S::kText, "<|tool_call:args|>"},
+               {S::kArguments},
+               {S::kText, "<|tool_call:end|>"}},
+  };
+  static const ToolParserInfo format{
+      .name = "solar_open",
+      .aliases = {"solar"},
+      .models = "Upstage Solar Open 100B",
+      .format = "<|tool_call:begin|>id<|tool_call:name|>f<|tool_call:args|>{…}<|tool_call:end|>",
+      .create = MakeSolarOpenParser,
+      .grammar = &grammar,
+      .detect_markers = {"<|tool_calls|>", "<|tool_call:begin|>"},
+      .template_needles = {{240, "<|tool_call:begin|>", ""}},
+  };
+  return format;
 }
 
 }  // namespace crux::parse::tools

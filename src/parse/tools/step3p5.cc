@@ -11,6 +11,8 @@
 // is complete without it.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tags_common.h"
 
 namespace crux::parse::tools::tags {
@@ -36,9 +38,39 @@ std::unique_ptr<ToolParser> MakeStep3p5Parser(const ToolParserOptions& options) 
   return MakeTagParser(Family(), options);
 }
 
-std::string RenderStep3p5(const std::vector<ToolCall>& calls) {
-  return RenderFunctionCalls(calls, "<tool_call>", "</tool_call>", /*value_newlines=*/true,
-                             ValueStyle::kPythonScalars);
+}  // namespace crux::parse::tools::tags
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& Step3p5ToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .separator = "\n",
+      .call = {{S::kText, "<tool_call>\n<function="},
+               {S::kName},
+               {S::kText, ">\n"},
+               {S::kArguments},
+               {S::kText, "</function>\n</tool_call>"}},
+      .args = CallGrammar::Args::kKeyValue,
+      .argument = {{S::kText, "<parameter="},
+                   {S::kKey},
+                   {S::kText, ">\n"},
+                   {S::kValue},
+                   {S::kText, "\n</parameter>\n"}},
+      .values = CallGrammar::Values::kPythonScalars,
+  };
+  static const ToolParserInfo format{
+      .name = "step3p5",
+      .aliases = {"step"},
+      .models = "Step-3.5 (StepFun)",
+      .format =
+          "<tool_call><function=f><parameter=k>\\nv\\n</parameter></function></tool_call>; "
+          "repeated calls collapsed",
+      .create = tags::MakeStep3p5Parser,
+      .grammar = &grammar,
+      .template_needles = {{320, "<im_patch>", "<parameter="}},
+  };
+  return format;
 }
 
-}  // namespace crux::parse::tools::tags
+}  // namespace crux::parse::tools

@@ -290,56 +290,20 @@ class DedupSink final : public CallSink {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Rendering helpers (tests and benchmarks; not on the hot path).
-
-// How non-string argument values are written inside XML-style calls.
-enum class ValueStyle : uint8_t {
-  kJson,           // tojson (GLM, MiniMax, Hy3, Ling)
-  kPythonScalars,  // objects/arrays as JSON, scalars as Python str(): True, 3 (Qwen3-Coder)
-  kPython,         // Python str() of the value: {'k': True} (Seed-OSS, MiniCPM5)
-};
-
-struct RenderedArg {
-  std::string key;
-  std::string text;  // the value as the model writes it
-  bool is_string = false;
-};
-
-// The arguments object `arguments_json` as keys with value texts in the given style (strings
-// verbatim), in source order.
-std::vector<RenderedArg> RenderArgs(std::string_view arguments_json, ValueStyle style);
-
-// `open` `<function=NAME>` `<parameter=K>` V `</parameter>` … `</function>` `close` per call,
-// calls separated by a newline; `value_newlines`: V on its own lines (Qwen3-Coder, Step).
-std::string RenderFunctionCalls(const std::vector<ToolCall>& calls, std::string_view open,
-                                std::string_view close, bool value_newlines, ValueStyle style);
-
-// ---------------------------------------------------------------------------------------------
-// The families of the group (one file each; rows in group_tags.cc). hermes is in hermes.h.
+// Parser factories of the families of the group (one file each, beside its declaration);
+// hermes is in hermes.h.
 
 std::unique_ptr<ToolParser> MakeQwenParser(const ToolParserOptions& options);
-std::string RenderQwen(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeStep3p5Parser(const ToolParserOptions& options);
-std::string RenderStep3p5(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeQwen3XmlParser(const ToolParserOptions& options);
-std::string RenderQwen3Xml(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeNemotronParser(const ToolParserOptions& options);
-std::string RenderNemotron(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeGlm47Parser(const ToolParserOptions& options);
-std::string RenderGlm47(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakePoolsideV1Parser(const ToolParserOptions& options);
-std::string RenderPoolsideV1(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeMinimaxParser(const ToolParserOptions& options);
-std::string RenderMinimax(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeSeedOssParser(const ToolParserOptions& options);
-std::string RenderSeedOss(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeMinimaxM3Parser(const ToolParserOptions& options);
-std::string RenderMinimaxM3(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeMiniCpm5Parser(const ToolParserOptions& options);
-std::string RenderMiniCpm5(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeHy3Parser(const ToolParserOptions& options);
-std::string RenderHy3(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeLing3Parser(const ToolParserOptions& options);
-std::string RenderLing3(const std::vector<ToolCall>& calls);
 
 }  // namespace crux::parse::tools::tags

@@ -280,45 +280,21 @@ inline bool IsNameChar(char c) {
          c == '.' || c == '-';
 }
 
-// Splits a JSON object's text into its members (key decoded, value as raw JSON text); false
-// when it is not an object. For renderers, not for the hot path.
-bool ObjectMembers(std::string_view object,
-                   std::vector<std::pair<std::string, std::string_view>>& members);
-
-// Writes `calls` as a JSON list of {"<name_key>": …, "<args_key>": …} objects.
-std::string RenderJsonList(const std::vector<ToolCall>& calls, std::string_view name_key,
-                           std::string_view args_key);
-
-// Entry points of the families in this group (one file each; rows in group_tokens.cc).
+// Parser factories of the families in this group (one file each, beside its declaration).
 std::unique_ptr<ToolParser> MakeMistralParser(const ToolParserOptions& options);
-std::string RenderMistral(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeDeepSeekParser(const ToolParserOptions& options);
-std::string RenderDeepSeek(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeKimiParser(const ToolParserOptions& options);
-std::string RenderKimi(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeGraniteParser(const ToolParserOptions& options);
-std::string RenderGranite(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeFunctionaryParser(const ToolParserOptions& options);
-std::string RenderFunctionary(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeXlamParser(const ToolParserOptions& options);
-std::string RenderXlam(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeDeepSeekDsmlParser(const ToolParserOptions& options);
-std::string RenderDeepSeekDsml(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeKimiK3Parser(const ToolParserOptions& options);
-std::string RenderKimiK3(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeAprielParser(const ToolParserOptions& options);
-std::string RenderApriel(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeCommandR7bParser(const ToolParserOptions& options);
-std::string RenderCommandR7b(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeFirefunctionParser(const ToolParserOptions& options);
-std::string RenderFirefunction(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeGigaChatParser(const ToolParserOptions& options);
-std::string RenderGigaChat(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeNemotronV2Parser(const ToolParserOptions& options);
-std::string RenderNemotronV2(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeSolarOpenParser(const ToolParserOptions& options);
-std::string RenderSolarOpen(const std::vector<ToolCall>& calls);
 std::unique_ptr<ToolParser> MakeApertusParser(const ToolParserOptions& options);
-std::string RenderApertus(const std::vector<ToolCall>& calls);
 
 }  // namespace crux::parse::tools

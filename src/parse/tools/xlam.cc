@@ -11,6 +11,8 @@
 // before and after the list is content; fences that hold no call list stay in the content.
 #include <memory>
 
+#include "crux/parse/call_grammar.h"
+#include "crux/parse/tools/registry.h"
 #include "parse/tools/tokens_common.h"
 
 namespace crux::parse::tools {
@@ -182,8 +184,33 @@ std::unique_ptr<ToolParser> MakeXlamParser(const ToolParserOptions& options) {
   return std::make_unique<XlamParser>(options);
 }
 
-std::string RenderXlam(const std::vector<ToolCall>& calls) {
-  return RenderJsonList(calls, "name", "arguments");
+}  // namespace crux::parse::tools
+
+namespace crux::parse::tools {
+
+const ToolParserInfo& XlamToolFormat() {
+  using S = CallGrammar::Slot;
+  static const CallGrammar grammar{
+      .open = "[",
+      .close = "]",
+      .separator = ", ",
+      .call = {{S::kText, "{\"name\": "},
+               {S::kNameString},
+               {S::kText, ", \"arguments\": "},
+               {S::kArguments},
+               {S::kText, "}"}},
+  };
+  static const ToolParserInfo format{
+      .name = "xlam",
+      .aliases = {},
+      .models = "Salesforce xLAM (1b/7b-fc-r, xLAM-2)",
+      .format =
+          "[{\"name\": …, \"arguments\": {…}}] at the start, in a ```json fence, after "
+          "[TOOL_CALLS] or </think>",
+      .create = MakeXlamParser,
+      .grammar = &grammar,
+  };
+  return format;
 }
 
 }  // namespace crux::parse::tools

@@ -63,8 +63,8 @@ void ExpectRoundTrip(std::string_view family, const std::string& args,
                      const ToolParserOptions& options, bool chunked) {
   const ToolParserInfo* info = FindParserInfo(ToolParsers(), family);
   ASSERT_NE(info, nullptr);
-  ASSERT_NE(info->render, nullptr);
-  const std::string text = info->render({ToolCall{"", "f", args, true}});
+  ASSERT_NE(info->grammar, nullptr);
+  const std::string text = RenderToolCalls(*info->grammar, {ToolCall{"", "f", args, true}});
   auto parser = std::move(*CreateToolParser(family, options));
   const ParseResult complete = ParseComplete(*parser, text);
   ASSERT_EQ(complete.tool_calls.size(), 1u) << family << ": " << text.substr(0, 300);
@@ -82,7 +82,7 @@ void ExpectRoundTrip(std::string_view family, const std::string& args,
 std::vector<std::string> FamiliesWithRenderers() {
   std::vector<std::string> names;
   for (const ToolParserInfo& info : ToolParsers()) {
-    if (info.render != nullptr) names.emplace_back(info.name);
+    if (info.grammar != nullptr) names.emplace_back(info.name);
   }
   return names;
 }
@@ -107,7 +107,8 @@ INSTANTIATE_TEST_SUITE_P(EveryFamily, WideDeepArguments,
 
 TEST(WideDeepArguments, AutoHandsDeepCallsToTheFamily) {
   const std::string args = DeepArray();
-  const std::string text = FindParserInfo(ToolParsers(), "hermes")->render({{"", "f", args}});
+  const std::string text =
+      RenderToolCalls(*FindParserInfo(ToolParsers(), "hermes")->grammar, {{"", "f", args}});
   auto parser = std::move(*CreateToolParser("auto", Options("array")));
   const ParseResult result = ParseComplete(*parser, text);
   ASSERT_EQ(result.tool_calls.size(), 1u);
