@@ -24,7 +24,7 @@ constexpr std::string_view kPythonTag = "<|python_tag|>";
 constexpr std::string_view kFunctionOpen = "<function=";
 constexpr std::string_view kFunctionCloseTag = "</function>";
 
-// Collects what a JsonEnvelope emits during one Feed, so the family can decide (with the key
+// Collects what a JsonCallObject emits during one Feed, so the family can decide (with the key
 // tracker) whether to forward it: an envelope without an arguments key is not a Llama call.
 struct HeldCall final : CallSink {
   void BeginCall(std::string_view call_name, std::string /*id*/) override {
@@ -190,11 +190,11 @@ class LlamaParser final : public ToolParserCore {
     const std::string_view piece = committed_ ? rest : rest.substr(0, 1);
     size_t n = 0;
     held_.Clear();
-    const JsonEnvelope::Status status = envelope_.Feed(piece, n, held_);
+    const JsonCallObject::Status status = envelope_.Feed(piece, n, held_);
     Capture(piece.substr(0, n));
     const JsonKeyTracker& keys = envelope_.tracker();
     if (!committed_) {
-      if (keys.no_key() || status == JsonEnvelope::Status::kError ||
+      if (keys.no_key() || status == JsonCallObject::Status::kError ||
           !CanStartEnvelope(keys.first_key(), keys.first_key_done())) {
         Release();
         return n;
@@ -202,9 +202,9 @@ class LlamaParser final : public ToolParserCore {
       if (keys.first_key_done()) committed_ = true;
     }
     Forward();
-    if (status == JsonEnvelope::Status::kError) {
+    if (status == JsonCallObject::Status::kError) {
       Release();
-    } else if (status == JsonEnvelope::Status::kDone) {
+    } else if (status == JsonCallObject::Status::kDone) {
       if (forwarded_) {
         CloseRegion();
         pending_.clear();

@@ -540,10 +540,10 @@ size_t CallListParser::ListStep(std::string_view rest, ListStatus& status) {
     }
     case Item::kJson: {
       size_t n = 0;
-      const JsonEnvelope::Status st = envelope_.Feed(rest, n, *this);
+      const JsonCallObject::Status st = envelope_.Feed(rest, n, *this);
       Capture(rest.substr(0, n));
-      if (st == JsonEnvelope::Status::kError) return n + Fail(status);
-      if (st == JsonEnvelope::Status::kDone) {
+      if (st == JsonCallObject::Status::kError) return n + Fail(status);
+      if (st == JsonCallObject::Status::kDone) {
         CloseRegion();
         pending_.clear();
         item_ = Item::kAfter;

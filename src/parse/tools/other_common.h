@@ -94,7 +94,7 @@ class PythonArgs {
   char32_t code_ = 0;
 };
 
-// Follows the top-level keys of one JSON object fed in pieces (alongside JsonEnvelope): the
+// Follows the top-level keys of one JSON object fed in pieces (alongside JsonCallObject): the
 // first key (to tell a call envelope from other JSON early) and whether an arguments key
 // ("parameters" or "arguments") occurs. Does not validate.
 class JsonKeyTracker {
@@ -122,11 +122,11 @@ class JsonKeyTracker {
   std::string first_key_;
 };
 
-// A JsonEnvelope with a JsonKeyTracker following the bytes it consumes.
+// A JsonCallObject with a JsonKeyTracker following the bytes it consumes.
 class TrackedEnvelope {
  public:
-  JsonEnvelope::Status Feed(std::string_view text, size_t& consumed, CallSink& sink) {
-    const JsonEnvelope::Status status = envelope_.Feed(text, consumed, sink);
+  JsonCallObject::Status Feed(std::string_view text, size_t& consumed, CallSink& sink) {
+    const JsonCallObject::Status status = envelope_.Feed(text, consumed, sink);
     tracker_.Feed(text.substr(0, consumed));
     return status;
   }
@@ -137,7 +137,7 @@ class TrackedEnvelope {
   const JsonKeyTracker& tracker() const { return tracker_; }
 
  private:
-  JsonEnvelope envelope_;
+  JsonCallObject envelope_;
   JsonKeyTracker tracker_;
 };
 
@@ -178,7 +178,7 @@ class CallListParser : public ToolParserCore {
   std::string pending_;  // separators after an item
   std::string scratch_;
   PythonArgs python_;
-  JsonEnvelope envelope_;
+  JsonCallObject envelope_;
 };
 
 // Returns 1 when `rest` (starting at '[') opens a Python call list — '[', whitespace, a name,

@@ -50,7 +50,7 @@ std::vector<std::string> Strings(std::initializer_list<std::string_view> list) {
 
 // A JSON envelope inside a container.
 //
-// JsonEnvelope reports some errors (a key longer than 64 bytes, a name longer than 256, bad
+// JsonCallObject reports some errors (a key or a name longer than 256 bytes, bad
 // JSON inside string-wrapped arguments) only at the end of the string run it was given, so
 // where the error lands depends on where the deltas were cut. What follows the error is
 // searched for the container's closing tag, so the envelope is fed in slices that end before
@@ -66,14 +66,14 @@ class EnvelopeDecoder final : public CallDecoder {
       size_t used = 0;
       const auto status = envelope_.Feed(text.substr(consumed, end - consumed), used, sink);
       consumed += used;
-      if (status == JsonEnvelope::Status::kDone) return Status::kDone;
-      if (status == JsonEnvelope::Status::kError) return Status::kError;
+      if (status == JsonCallObject::Status::kDone) return Status::kDone;
+      if (status == JsonCallObject::Status::kError) return Status::kError;
     }
     return Status::kNeedMore;
   }
 
  private:
-  JsonEnvelope envelope_;
+  JsonCallObject envelope_;
 };
 
 // Streams a JSON object of arguments; shared by the bracket and raw-JSON forms.
@@ -276,7 +276,7 @@ class TagParser final : public ToolParserCore {
   enum class State : uint8_t { kOutside, kContainer, kBody, kDiscard, kEnd };
 
   // Ids: a cancelled call's id goes to the next call, as its index does. Whether a malformed
-  // call began before its error showed can depend on where the deltas were cut (JsonEnvelope
+  // call began before its error showed can depend on where the deltas were cut (JsonCallObject
   // with string-wrapped arguments); reusing the id keeps later ids independent of that.
   void BeginCall(std::string_view name, std::string id = {}) override {
     if (id.empty()) id = spare_id_.empty() ? ids().NextCallId() : std::exchange(spare_id_, {});

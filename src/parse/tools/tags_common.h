@@ -4,7 +4,7 @@
 // Every family of the group is a TagFamilyDef: which markers open a call in prose, which
 // container tag (e.g. `<tool_call>` … `</tool_call>`) holds calls, and which call bodies the
 // container accepts — chosen by what follows its open tag:
-// * `{` — a JSON envelope {"name": …, "arguments": {…}} (JsonEnvelope);
+// * `{` — a JSON envelope {"name": …, "arguments": {…}} (JsonCallObject);
 // * an XmlSyntax start marker — an XML-style call: a name, then key/value pairs such as
 //   `<parameter=k>v</parameter>` or `<arg_key>k</arg_key><arg_value>v</arg_value>`, then the
 //   call's closing tag; values become JSON on the fly (ValueRules, typed by the tool schema);

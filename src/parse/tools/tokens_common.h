@@ -1,10 +1,8 @@
 // Shared pieces of the special-token and JSON-list families (group "tokens"):
 // * TokenParser — ToolParserCore with its region operations opened to the components below.
-// * JsonCallObject — streams one JSON call object. Unlike the toolkit's JsonEnvelope the keys
-//   are configurable ("tool_name"/"parameters" for Cohere) and the function name may be the
-//   object's only key ({"get_weather": {…}} for Apertus).
 // * JsonCallList — streams `[obj, obj, …]` call by call: each object is its own call region,
-//   so a malformed element returns only its own text as content.
+//   so a malformed element returns only its own text as content (objects: the toolkit's
+//   JsonCallObject).
 // * ListParser — a whole family for "a JSON list of calls after a start marker, up to an
 //   optional end marker" (Apriel, Nemotron Nano v2, Command R7B, Firefunction v2, Apertus,
 //   Granite 3, GigaChat 3): configured by a ListFormat.
@@ -69,85 +67,6 @@ class TokenParser : public ToolParserCore {
     bool ended = false;
   };
   DiscardResult DiscardCall(const text::MarkerSet& set, std::string_view text, bool at_end);
-};
-
-enum class CallShape : uint8_t {
-  kEnvelope,       // {"name": "f", "arguments": {…}} (other keys are validated and ignored)
-  kFunctionIsKey,  // {"f": {…}}: the only key is the function name
-};
-
-// Which keys of a JSON call object carry the name and the arguments.
-struct CallKeys {
-  CallShape shape = CallShape::kEnvelope;
-  std::string_view name = "name";
-  std::string_view name_alt = {};  // a second accepted name key (empty: none)
-  std::string_view args = "arguments";
-  std::string_view args_alt = "parameters";
-};
-
-// Streams one JSON call object. The arguments may be an object, a JSON string holding an
-// object, or null (→ {}). The call begins once the name is known and the arguments have
-// started (arguments seen before the name are buffered); argument bytes pass through as
-// they are validated; EndCall comes with the object's closing brace. No name, non-object
-// arguments or invalid JSON is kError.
-class JsonCallObject {
- public:
-  enum class Status : uint8_t { kNeedMore, kDone, kError };
-
-  void Reset(const CallKeys& keys);
-  // Consumes object bytes (leading whitespace allowed); `consumed` excludes a bad byte.
-  Status Feed(std::string_view text, size_t& consumed, CallSink& sink);
-
- private:
-  enum class State : uint8_t {
-    kStart,
-    kKeyOrEnd,
-    kKey,
-    kKeyString,
-    kColon,
-    kValue,
-    kName,
-    kArgs,
-    kArgsString,
-    kSkipValue,
-    kAfterValue,
-    kDone,
-    kError
-  };
-  enum class KeyKind : uint8_t { kName, kArgs, kOther };
-
-  // Bytes consumed by one step, and kNeedMore to go on.
-  struct Step {
-    size_t n;
-    Status status;
-  };
-  Step Punctuation(char c, CallSink& sink);
-  Step ReadString(std::string_view rest, CallSink& sink);  // a key or the name
-  Step ReadArgs(std::string_view rest, CallSink& sink);
-  Step ReadArgsString(std::string_view rest, CallSink& sink);
-  Step ReadSkipped(std::string_view rest);
-  bool KeyDone();
-  bool ValueStart(char c, CallSink& sink);
-  bool ArgsStringBytes(CallSink& sink);
-  void ArgsBytes(std::string_view bytes, CallSink& sink);
-  void MaybeBegin(CallSink& sink);
-  bool Finish(CallSink& sink);
-
-  const CallKeys* keys_ = nullptr;
-  State state_ = State::kStart;
-  KeyKind key_kind_ = KeyKind::kOther;
-  int key_count_ = 0;
-  std::string key_;
-  std::string name_;
-  bool has_name_ = false;
-  bool has_args_ = false;
-  bool args_null_ = false;
-  bool begun_ = false;
-  std::string pending_args_;  // arguments seen before the name
-  std::string decoded_;       // scratch for string-wrapped arguments
-  JsonStringDecoder string_;
-  text::JsonScanner args_;
-  text::JsonScanner skip_;
 };
 
 // Streams the elements of a JSON list of call objects, after its '['. The region that holds

@@ -1,5 +1,6 @@
 #include "parse/tools/toolkit.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "crux/base/check.h"
@@ -252,19 +253,21 @@ JsonStringDecoder::Status JsonStringDecoder::Feed(std::string_view text, size_t&
 }
 
 // ---------------------------------------------------------------------------------------------
-// JsonEnvelope
+// JsonCallObject
 
 namespace {
 bool IsJsonSpace(char c) {
   return c == ' ' || c == '\n' || c == '\t' || c == '\r';
 }
-constexpr size_t kMaxKey = 64;    // longer keys are not an envelope's
-constexpr size_t kMaxName = 256;  // longer names are not a tool's
+constexpr size_t kMaxKey = 64;  // longer keys are not a call object's (but a function name can be)
+constexpr size_t kMaxName = 256;
 }  // namespace
 
-void JsonEnvelope::Reset() {
+void JsonCallObject::Reset(const CallKeys& keys) {
+  keys_ = &keys;
   state_ = State::kStart;
   key_kind_ = KeyKind::kOther;
+  key_count_ = 0;
   key_.clear();
   name_.clear();
   has_name_ = false;
@@ -278,12 +281,28 @@ void JsonEnvelope::Reset() {
   skip_.Reset();
 }
 
-JsonEnvelope::Status JsonEnvelope::Fail() {
-  state_ = State::kError;
-  return Status::kError;
+bool JsonCallObject::KeyDone() {
+  ++key_count_;
+  state_ = State::kColon;
+  if (keys_->shape == CallShape::kFunctionIsKey) {
+    if (key_count_ > 1 || key_.empty()) return false;
+    name_ = key_;
+    has_name_ = true;
+    key_kind_ = KeyKind::kArgs;
+    return true;
+  }
+  if (key_ == keys_->name || (!keys_->name_alt.empty() && key_ == keys_->name_alt)) {
+    key_kind_ = has_name_ ? KeyKind::kOther : KeyKind::kName;
+  } else if (key_ == keys_->args || (!keys_->args_alt.empty() && key_ == keys_->args_alt)) {
+    if (has_args_) return false;  // two argument keys
+    key_kind_ = KeyKind::kArgs;
+  } else {
+    key_kind_ = KeyKind::kOther;
+  }
+  return true;
 }
 
-void JsonEnvelope::MaybeBegin(CallSink& sink) {
+void JsonCallObject::MaybeBegin(CallSink& sink) {
   if (begun_ || !has_name_ || !has_args_ || args_null_) return;
   sink.BeginCall(name_);
   begun_ = true;
@@ -293,241 +312,215 @@ void JsonEnvelope::MaybeBegin(CallSink& sink) {
   }
 }
 
-bool JsonEnvelope::ArgsBytes(std::string_view bytes, CallSink& sink) {
-  if (bytes.empty()) return true;
+void JsonCallObject::ArgsBytes(std::string_view bytes, CallSink& sink) {
+  if (bytes.empty()) return;
   if (begun_) {
     sink.Args(bytes);
   } else {
     pending_args_.append(bytes);
   }
+}
+
+// Validates decoded bytes of string-wrapped arguments: one object, whitespace around it.
+bool JsonCallObject::ArgsStringBytes(CallSink& sink) {
+  std::string_view d = decoded_;
+  if (!args_.started()) {
+    while (!d.empty() && IsJsonSpace(d.front()))
+      d.remove_prefix(1);
+    if (d.empty()) return true;
+    if (d.front() != '{') return false;
+    has_args_ = true;
+    MaybeBegin(sink);
+  }
+  if (!args_.done()) {
+    size_t m = 0;
+    if (args_.Feed(d, m) == text::JsonScanner::Status::kError) return false;
+    ArgsBytes(d.substr(0, m), sink);
+    d.remove_prefix(m);
+  }
+  for (char ch : d) {
+    if (!IsJsonSpace(ch)) return false;
+  }
   return true;
 }
 
-JsonEnvelope::Status JsonEnvelope::Feed(std::string_view text, size_t& consumed, CallSink& sink) {
+bool JsonCallObject::Finish(CallSink& sink) {
+  if (!has_name_) return false;
+  if (!begun_) {
+    sink.BeginCall(name_);
+    begun_ = true;
+    if (!pending_args_.empty()) sink.Args(pending_args_);
+    pending_args_.clear();
+  }
+  if (!has_args_ || args_null_) sink.Args("{}");
+  sink.EndCall();
+  state_ = State::kDone;
+  return true;
+}
+
+// Starts the value of the current key at byte `c`; false when it cannot be one.
+bool JsonCallObject::ValueStart(char c, CallSink& sink) {
+  if (key_kind_ == KeyKind::kName) {
+    if (c != '"') return false;
+    string_.Reset();
+    name_.clear();
+    state_ = State::kName;
+    return true;
+  }
+  if (key_kind_ == KeyKind::kArgs) {
+    args_.Reset();
+    if (c == '{') {
+      has_args_ = true;
+      state_ = State::kArgs;
+      MaybeBegin(sink);
+      return true;
+    }
+    if (c == '"') {
+      string_.Reset();
+      state_ = State::kArgsString;
+      return true;
+    }
+    if (c != 'n') return false;  // only null besides objects and strings
+    has_args_ = true;
+    args_null_ = true;
+  }
+  skip_.Reset();
+  state_ = State::kSkipValue;
+  return true;
+}
+
+// Structural bytes: braces, keys' quotes, colons, commas, whitespace.
+JsonCallObject::Step JsonCallObject::Punctuation(char c, CallSink& sink) {
+  constexpr Step kNext{1, Status::kNeedMore};
+  constexpr Step kBad{0, Status::kError};
+  if (IsJsonSpace(c)) return kNext;
+  switch (state_) {
+    case State::kStart:
+      if (c != '{') return kBad;
+      state_ = State::kKeyOrEnd;
+      return kNext;
+    case State::kKeyOrEnd:  // `{}` has no name
+    case State::kKey:
+      if (c != '"') return kBad;
+      key_.clear();
+      string_.Reset();
+      state_ = State::kKeyString;
+      return kNext;
+    case State::kColon:
+      if (c != ':') return kBad;
+      state_ = State::kValue;
+      return kNext;
+    case State::kValue:
+      if (!ValueStart(c, sink)) return kBad;
+      // Objects and skipped values are read by their scanner, from this byte.
+      return state_ == State::kArgs || state_ == State::kSkipValue ? Step{0, Status::kNeedMore}
+                                                                   : kNext;
+    case State::kAfterValue:
+      if (c == ',') {
+        state_ = State::kKey;
+        return kNext;
+      }
+      if (c != '}' || !Finish(sink)) return kBad;
+      return {1, Status::kDone};
+    default:
+      return kBad;
+  }
+}
+
+JsonCallObject::Step JsonCallObject::ReadString(std::string_view rest, CallSink& sink) {
+  const bool key = state_ == State::kKeyString;
+  std::string& out = key ? key_ : name_;
+  const bool name_key = key && keys_->shape == CallShape::kFunctionIsKey;
+  const size_t limit = key && !name_key ? kMaxKey : kMaxName;
+  // At most one byte past the limit is decoded, so an over-long string is an error at the
+  // same input byte however the input was cut, without reading on to its end.
+  size_t n = 0;
+  const auto st = string_.Feed(rest.substr(0, limit + 1 - std::min(limit, out.size())), n, out);
+  if (st == JsonStringDecoder::Status::kError || out.size() > limit) return {n, Status::kError};
+  if (st != JsonStringDecoder::Status::kDone) return {n, Status::kNeedMore};
+  if (key) return {n, KeyDone() ? Status::kNeedMore : Status::kError};
+  if (name_.empty()) return {n, Status::kError};
+  has_name_ = true;
+  MaybeBegin(sink);
+  state_ = State::kAfterValue;
+  return {n, Status::kNeedMore};
+}
+
+JsonCallObject::Step JsonCallObject::ReadArgs(std::string_view rest, CallSink& sink) {
+  size_t n = 0;
+  const auto st = args_.Feed(rest, n);
+  ArgsBytes(rest.substr(0, n), sink);
+  if (st == text::JsonScanner::Status::kError) return {n, Status::kError};
+  if (st == text::JsonScanner::Status::kDone) state_ = State::kAfterValue;
+  return {n, Status::kNeedMore};
+}
+
+// One raw byte at a time (a rare form): an error inside the wrapped object is then found at
+// the same raw byte however the input was cut into feeds.
+JsonCallObject::Step JsonCallObject::ReadArgsString(std::string_view rest, CallSink& sink) {
+  size_t n = 0;
+  decoded_.clear();
+  const auto st = string_.Feed(rest.substr(0, 1), n, decoded_);
+  // The bytes decoded before a bad escape count too, so that whether the call began does
+  // not depend on where the feed ended.
+  const bool valid = ArgsStringBytes(sink);
+  if (st == JsonStringDecoder::Status::kError || !valid) return {n, Status::kError};
+  if (st == JsonStringDecoder::Status::kDone) {
+    if (!args_.started()) {  // "" or whitespace only: no arguments
+      has_args_ = true;
+      args_null_ = true;
+    } else if (!args_.done()) {
+      return {n, Status::kError};
+    }
+    state_ = State::kAfterValue;
+  }
+  return {n, Status::kNeedMore};
+}
+
+JsonCallObject::Step JsonCallObject::ReadSkipped(std::string_view rest) {
+  size_t n = 0;
+  const auto st = skip_.Feed(rest, n);
+  if (st == text::JsonScanner::Status::kError) return {n, Status::kError};
+  if (st == text::JsonScanner::Status::kDone) state_ = State::kAfterValue;
+  return {n, Status::kNeedMore};
+}
+
+JsonCallObject::Status JsonCallObject::Feed(std::string_view text, size_t& consumed,
+                                            CallSink& sink) {
   size_t i = 0;
   while (i < text.size()) {
     const std::string_view rest = text.substr(i);
-    const char c = text[i];
+    Step step{0, Status::kNeedMore};
     switch (state_) {
-      case State::kStart:
-        if (IsJsonSpace(c)) break;
-        if (c != '{') {
-          consumed = i;
-          return Fail();
-        }
-        state_ = State::kKeyOrEnd;
+      case State::kKeyString:
+      case State::kName:
+        step = ReadString(rest, sink);
         break;
-      case State::kKeyOrEnd:
-      case State::kKey:
-        if (IsJsonSpace(c)) break;
-        if (c == '}' && state_ == State::kKeyOrEnd) {
-          consumed = i;
-          return Fail();  // {} has no name
-        }
-        if (c != '"') {
-          consumed = i;
-          return Fail();
-        }
-        key_.clear();
-        string_.Reset();
-        state_ = State::kKeyString;
+      case State::kArgs:
+        step = ReadArgs(rest, sink);
         break;
-      case State::kKeyString: {
-        // Feed at most one byte past the length limit, so the error lands on the same byte
-        // however the text was cut.
-        size_t n = 0;
-        const auto st =
-            string_.Feed(rest.substr(0, kMaxKey + 1 - std::min(kMaxKey, key_.size())), n, key_);
-        if (st == JsonStringDecoder::Status::kError || key_.size() > kMaxKey) {
-          consumed = i + n;
-          return Fail();
-        }
-        i += n;
-        if (st == JsonStringDecoder::Status::kDone) {
-          if (key_ == "name") {
-            key_kind_ = has_name_ ? KeyKind::kOther : KeyKind::kName;
-          } else if (key_ == "arguments" || key_ == "parameters") {
-            if (has_args_) {
-              consumed = i;
-              return Fail();  // two argument keys
-            }
-            key_kind_ = KeyKind::kArgs;
-          } else {
-            key_kind_ = KeyKind::kOther;
-          }
-          state_ = State::kColon;
-        }
-        continue;
-      }
-      case State::kColon:
-        if (IsJsonSpace(c)) break;
-        if (c != ':') {
-          consumed = i;
-          return Fail();
-        }
-        state_ = State::kValue;
+      case State::kArgsString:
+        step = ReadArgsString(rest, sink);
         break;
-      case State::kValue:
-        if (IsJsonSpace(c)) break;
-        if (key_kind_ == KeyKind::kName) {
-          if (c != '"') {
-            consumed = i;
-            return Fail();
-          }
-          string_.Reset();
-          name_.clear();
-          state_ = State::kName;
-          break;
-        }
-        if (key_kind_ == KeyKind::kArgs) {
-          args_.Reset();
-          if (c == '{') {
-            has_args_ = true;
-            state_ = State::kArgs;
-            MaybeBegin(sink);
-            continue;  // the scanner reads the brace
-          }
-          if (c == '"') {
-            string_.Reset();
-            state_ = State::kArgsString;
-            break;
-          }
-          if (c == 'n') {  // null: no arguments
-            skip_.Reset();
-            has_args_ = true;
-            args_null_ = true;
-            state_ = State::kSkipValue;
-            continue;
-          }
-          consumed = i;
-          return Fail();  // arguments must be an object
-        }
-        skip_.Reset();
-        state_ = State::kSkipValue;
-        continue;
-      case State::kName: {
-        size_t n = 0;
-        const auto st =
-            string_.Feed(rest.substr(0, kMaxName + 1 - std::min(kMaxName, name_.size())), n, name_);
-        i += n;
-        if (st == JsonStringDecoder::Status::kError || name_.size() > kMaxName) {
-          consumed = i;
-          return Fail();
-        }
-        if (st == JsonStringDecoder::Status::kDone) {
-          if (name_.empty()) {
-            consumed = i;
-            return Fail();
-          }
-          has_name_ = true;
-          MaybeBegin(sink);
-          state_ = State::kAfterValue;
-        }
-        continue;
-      }
-      case State::kArgs: {
-        size_t n = 0;
-        const auto st = args_.Feed(rest, n);
-        ArgsBytes(rest.substr(0, n), sink);
-        i += n;
-        if (st == text::JsonScanner::Status::kError) {
-          consumed = i;
-          return Fail();
-        }
-        if (st == text::JsonScanner::Status::kDone) state_ = State::kAfterValue;
-        continue;
-      }
-      case State::kArgsString: {
-        // One input byte at a time: the inner JSON's errors then land on the same input byte
-        // however the text was cut (this form is rare, so the constant factor does not matter).
-        size_t n = 0;
-        decoded_.clear();
-        const auto st = string_.Feed(rest.substr(0, 1), n, decoded_);
-        i += n;
-        if (st == JsonStringDecoder::Status::kError) {
-          consumed = i;
-          return Fail();
-        }
-        if (!decoded_.empty()) {
-          size_t m = 0;
-          const auto inner = args_.Feed(decoded_, m);
-          if (inner == text::JsonScanner::Status::kError ||
-              (args_.started() && args_.first_byte() != '{')) {
-            consumed = i;
-            return Fail();
-          }
-          if (args_.first_byte() == '{' && !has_args_) {
-            has_args_ = true;
-            MaybeBegin(sink);
-          }
-          ArgsBytes(std::string_view(decoded_).substr(0, m), sink);
-          // After the inner object, only whitespace may remain in the string.
-          for (size_t k = m; k < decoded_.size(); ++k) {
-            if (!IsJsonSpace(decoded_[k])) {
-              consumed = i;
-              return Fail();
-            }
-          }
-        }
-        if (st == JsonStringDecoder::Status::kDone) {
-          if (!args_.done()) {
-            consumed = i;
-            return Fail();
-          }
-          state_ = State::kAfterValue;
-        }
-        continue;
-      }
-      case State::kSkipValue: {
-        size_t n = 0;
-        const auto st = skip_.Feed(rest, n);
-        i += n;
-        if (st == text::JsonScanner::Status::kError) {
-          consumed = i;
-          return Fail();
-        }
-        if (st == text::JsonScanner::Status::kDone) {
-          if (args_null_ && key_kind_ == KeyKind::kArgs && skip_.first_byte() != 'n') {
-            consumed = i;
-            return Fail();
-          }
-          state_ = State::kAfterValue;
-        }
-        continue;
-      }
-      case State::kAfterValue:
-        if (IsJsonSpace(c)) break;
-        if (c == ',') {
-          state_ = State::kKey;
-          break;
-        }
-        if (c != '}') {
-          consumed = i;
-          return Fail();
-        }
-        if (!has_name_) {
-          consumed = i;
-          return Fail();
-        }
-        if (!begun_) {
-          sink.BeginCall(name_);
-          begun_ = true;
-          if (!pending_args_.empty()) sink.Args(pending_args_);
-          pending_args_.clear();
-        }
-        if (!has_args_ || args_null_) sink.Args("{}");
-        sink.EndCall();
-        state_ = State::kDone;
-        consumed = i + 1;
-        return Status::kDone;
+      case State::kSkipValue:
+        step = ReadSkipped(rest);
+        break;
       case State::kDone:
-        consumed = i;
-        return Status::kDone;
+        step = {0, Status::kDone};
+        break;
       case State::kError:
-        consumed = i;
-        return Status::kError;
+        step = {0, Status::kError};
+        break;
+      default:
+        step = Punctuation(rest.front(), sink);
+        break;
     }
-    ++i;
+    i += step.n;
+    if (step.status != Status::kNeedMore) {
+      if (step.status == Status::kError) state_ = State::kError;
+      consumed = i;
+      return step.status;
+    }
   }
   consumed = text.size();
   return Status::kNeedMore;

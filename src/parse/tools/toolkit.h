@@ -3,8 +3,9 @@
 //   (begin / argument fragments / end / cancel), ids, and the raw text of the open call so a
 //   malformed call can be returned as content instead of being dropped.
 // * JsonStringDecoder — decodes a JSON string body incrementally (escapes split anywhere).
-// * JsonEnvelope — streams {"name": …, "arguments": {…}} objects: the name is sent once, the
-//   arguments are validated byte by byte and passed through as they arrive.
+// * JsonCallObject — streams one JSON call object ({"name": …, "arguments": {…}} by default;
+//   the keys are configurable, and the function name may be the object's only key): the name
+//   is sent once, the arguments are validated byte by byte and passed through as they arrive.
 // * ArgsWriter — builds an arguments object from key/value parts (XML-style families), with
 //   values typed from the tool's schema (ConvertValue).
 #pragma once
@@ -24,7 +25,7 @@
 
 namespace crux::parse::tools {
 
-// Where call events go. ToolParserCore implements it; components (JsonEnvelope, …) call it.
+// Where call events go. ToolParserCore implements it; components (JsonCallObject, …) call it.
 class CallSink {
  public:
   // Starts a call (at most once per region). `id` empty: a generated "call_…" id (the id of
@@ -143,21 +144,38 @@ class JsonStringDecoder {
   char32_t high_surrogate_ = 0;
 };
 
-// Streams one JSON call envelope: {"name": "f", "arguments": {…}} (also "parameters" for the
-// arguments; other keys are validated and ignored). The arguments may be a JSON object, a JSON
-// string holding an object (decoded and validated), or null (→ {}). The call begins once the
-// name is known and the arguments have started (arguments seen before the name are buffered);
-// the argument bytes are passed through as they are validated; EndCall comes with the
-// envelope's closing brace. Anything else (no name, non-object arguments, invalid JSON) is
-// kError: the family then cancels the region.
-class JsonEnvelope {
+enum class CallShape : uint8_t {
+  kEnvelope,       // {"name": "f", "arguments": {…}} (other keys are validated and ignored)
+  kFunctionIsKey,  // {"f": {…}}: the only key is the function name
+};
+
+// Which keys of a JSON call object carry the name and the arguments.
+struct CallKeys {
+  CallShape shape = CallShape::kEnvelope;
+  std::string_view name = "name";
+  std::string_view name_alt = {};  // a second accepted name key (empty: none)
+  std::string_view args = "arguments";
+  std::string_view args_alt = "parameters";
+};
+
+// {"name": …, "arguments" | "parameters": …}: the envelope most families write.
+inline constexpr CallKeys kEnvelopeKeys{};
+
+// Streams one JSON call object: {"name": "f", "arguments": {…}} with the keys of CallKeys
+// (other keys are validated and ignored). The arguments may be an object, a JSON string holding an
+// object, or null (→ {}). The call begins once the name is known and the arguments have
+// started (arguments seen before the name are buffered); argument bytes pass through as
+// they are validated; EndCall comes with the object's closing brace. No name, non-object
+// arguments or invalid JSON is kError.
+class JsonCallObject {
  public:
   enum class Status : uint8_t { kNeedMore, kDone, kError };
 
-  // Consumes envelope bytes from `text` (leading whitespace allowed).
-  Status Feed(std::string_view text, size_t& consumed, CallSink& sink);
-  void Reset();
+  void Reset(const CallKeys& keys);
+  void Reset() { Reset(kEnvelopeKeys); }
   bool started() const { return state_ != State::kStart; }
+  // Consumes object bytes (leading whitespace allowed); `consumed` excludes a bad byte.
+  Status Feed(std::string_view text, size_t& consumed, CallSink& sink);
 
  private:
   enum class State : uint8_t {
@@ -177,13 +195,27 @@ class JsonEnvelope {
   };
   enum class KeyKind : uint8_t { kName, kArgs, kOther };
 
-  Status Fail();
-  // Validates and forwards argument bytes (raw, or decoded from a string).
-  bool ArgsBytes(std::string_view bytes, CallSink& sink);
+  // Bytes consumed by one step, and kNeedMore to go on.
+  struct Step {
+    size_t n;
+    Status status;
+  };
+  Step Punctuation(char c, CallSink& sink);
+  Step ReadString(std::string_view rest, CallSink& sink);  // a key or the name
+  Step ReadArgs(std::string_view rest, CallSink& sink);
+  Step ReadArgsString(std::string_view rest, CallSink& sink);
+  Step ReadSkipped(std::string_view rest);
+  bool KeyDone();
+  bool ValueStart(char c, CallSink& sink);
+  bool ArgsStringBytes(CallSink& sink);
+  void ArgsBytes(std::string_view bytes, CallSink& sink);
   void MaybeBegin(CallSink& sink);
+  bool Finish(CallSink& sink);
 
+  const CallKeys* keys_ = &kEnvelopeKeys;
   State state_ = State::kStart;
   KeyKind key_kind_ = KeyKind::kOther;
+  int key_count_ = 0;
   std::string key_;
   std::string name_;
   bool has_name_ = false;
@@ -193,8 +225,8 @@ class JsonEnvelope {
   std::string pending_args_;  // arguments seen before the name
   std::string decoded_;       // scratch for string-wrapped arguments
   JsonStringDecoder string_;
-  text::JsonScanner args_;  // validates the arguments (raw or decoded)
-  text::JsonScanner skip_;  // validates values of other keys
+  text::JsonScanner args_;
+  text::JsonScanner skip_;
 };
 
 // Converts a parameter value written as plain text (XML-style families) to JSON text, typed

@@ -17,22 +17,22 @@ struct RecordingSink : CallSink {
   int ends = 0;
 };
 
-JsonEnvelope::Status FeedPieces(JsonEnvelope& env, const std::string& text, size_t piece,
+JsonCallObject::Status FeedPieces(JsonCallObject& env, const std::string& text, size_t piece,
                                 RecordingSink& sink) {
   for (size_t pos = 0; pos < text.size(); pos += piece) {
     size_t consumed = 0;
     const auto st = env.Feed(text.substr(pos, piece), consumed, sink);
-    if (st != JsonEnvelope::Status::kNeedMore) return st;
+    if (st != JsonCallObject::Status::kNeedMore) return st;
   }
-  return JsonEnvelope::Status::kNeedMore;
+  return JsonCallObject::Status::kNeedMore;
 }
 
-TEST(JsonEnvelope, StreamsArgumentsOnceTheNameIsKnown) {
+TEST(JsonCallObject, StreamsArgumentsOnceTheNameIsKnown) {
   for (size_t piece : {1u, 3u, 100u}) {
-    JsonEnvelope env;
+    JsonCallObject env;
     RecordingSink sink;
     EXPECT_EQ(FeedPieces(env, R"({"name": "f", "arguments": {"a": [1, "}"]}})", piece, sink),
-              JsonEnvelope::Status::kDone);
+              JsonCallObject::Status::kDone);
     ASSERT_EQ(sink.begins.size(), 1u);
     EXPECT_EQ(sink.begins[0], "f");
     EXPECT_EQ(sink.args, R"({"a": [1, "}"]})");
@@ -40,19 +40,19 @@ TEST(JsonEnvelope, StreamsArgumentsOnceTheNameIsKnown) {
   }
 }
 
-TEST(JsonEnvelope, HandlesKeyOrderStringArgumentsAndErrors) {
-  JsonEnvelope env;
+TEST(JsonCallObject, HandlesKeyOrderStringArgumentsAndErrors) {
+  JsonCallObject env;
   RecordingSink sink;
   EXPECT_EQ(
       FeedPieces(env, R"({"parameters": {"x": 1}, "type": "function", "name": "g"})", 2, sink),
-      JsonEnvelope::Status::kDone);
+      JsonCallObject::Status::kDone);
   EXPECT_EQ(sink.begins.at(0), "g");
   EXPECT_EQ(sink.args, R"({"x": 1})");
 
   env.Reset();
   sink = {};
   EXPECT_EQ(FeedPieces(env, R"({"name": "h", "arguments": "{\"q\": \"a\\\"b\"}"})", 1, sink),
-            JsonEnvelope::Status::kDone);
+            JsonCallObject::Status::kDone);
   EXPECT_EQ(sink.args, R"({"q": "a\"b"})");
 
   for (const char* bad :
@@ -60,7 +60,7 @@ TEST(JsonEnvelope, HandlesKeyOrderStringArgumentsAndErrors) {
         R"({"name": "f", "arguments": "[1]"})", R"({"name": "f" "x"})", "[1]"}) {
     env.Reset();
     sink = {};
-    EXPECT_EQ(FeedPieces(env, bad, 1, sink), JsonEnvelope::Status::kError) << bad;
+    EXPECT_EQ(FeedPieces(env, bad, 1, sink), JsonCallObject::Status::kError) << bad;
   }
 }
 
