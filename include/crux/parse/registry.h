@@ -18,6 +18,10 @@ struct ReasoningParserInfo {
   std::string_view models;   // model families it is known to work with
   std::string_view markers;  // human-readable marker summary
   std::unique_ptr<ReasoningParser> (*create)(const ReasoningOptions&);
+  // Channel formats (Harmony, Muse Glimmer): the tool parser row (`channel` set) that reads
+  // this format whole — reasoning, content and tool calls — and runs instead of this parser
+  // in a parser chain (see crux/parse/chain.h). Empty for every other family.
+  std::string_view channel_parser = {};
 };
 
 struct ToolParserInfo {
@@ -29,6 +33,9 @@ struct ToolParserInfo {
   // Writes `calls` (arguments: JSON objects) the way the family's models write them — the
   // text the parser reads back into the same calls. Used by round-trip tests and benchmarks.
   std::string (*render)(const std::vector<ToolCall>& calls);
+  // A channel format: the framing carries reasoning and content as well as calls, and this
+  // parser emits all three, so no reasoning parser runs before it (see crux/parse/chain.h).
+  bool channel = false;
 };
 
 // Sorts and removes duplicates.

@@ -1,5 +1,7 @@
 // Rows of llama, gemma4, harmony, pythonic, lfm2, muse_glimmer and auto (see families.h).
-// Auto-detection (DetectToolParserFromOutput / FromTemplate) is in detect.cc.
+// Auto-detection (DetectToolParserFromOutput / FromTemplate) is in detect.cc. harmony and
+// muse_glimmer are channel formats: their parsers also emit reasoning, and the reasoning
+// registry's rows of the same names run them too.
 #include "parse/tools/families.h"
 #include "parse/tools/other_common.h"
 
@@ -26,7 +28,8 @@ void AddOtherFamilies(std::vector<ToolParserInfo>& table) {
                    "gpt-oss-20b / gpt-oss-120b (Harmony)",
                    "<|channel|>commentary to=functions.f <|constrain|>json<|message|>{…}<|call|>",
                    MakeHarmonyToolParser,
-                   RenderHarmony});
+                   RenderHarmony,
+                   /*channel=*/true});
   table.push_back({"pythonic",
                    {"llama4_pythonic"},
                    "Llama 3.2 / Llama 4 pythonic templates, models prompted for Python call lists",
@@ -45,7 +48,8 @@ void AddOtherFamilies(std::vector<ToolParserInfo>& table) {
                    " to=f<|message|><atem:function_calls><atem:invoke name=\"f\"><atem:parameter "
                    "name=\"k\">v</atem:parameter></atem:invoke></atem:function_calls><|eom|>",
                    MakeMuseGlimmerParser,
-                   RenderMuseGlimmer});
+                   RenderMuseGlimmer,
+                   /*channel=*/true});
   table.push_back({"auto",
                    {"generic"},
                    "any: the family is detected from the output",

@@ -13,6 +13,8 @@
 // as they arrive (spaces kept), others are converted when their closing tag arrives
 // (ConvertValue). A call block is recognised in any message; framing tokens and headers never
 // reach content. A malformed block is returned as content up to its end tag.
+// A channel format: this parser also runs for the `muse_glimmer` / `atem` reasoning parser
+// names (src/parse/reasoning/channel.cc, crux/parse/chain.h).
 #include <memory>
 
 #include "parse/tools/other_common.h"
