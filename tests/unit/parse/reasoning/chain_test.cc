@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "crux/parse/reasoning/registry.h"
+#include "crux/parse/tools/registry.h"
 
 namespace crux::parse {
 namespace {
@@ -16,6 +17,23 @@ TEST(FindChannelFormat, EitherNameSelectsTheFormat) {
   EXPECT_EQ(FindChannelFormat("qwen3", "muse")->name, "muse_glimmer");
   EXPECT_EQ(FindChannelFormat("harmony", "auto")->name, "harmony");
   EXPECT_EQ(FindChannelFormat("harmony", "muse_glimmer")->name, "muse_glimmer");  // tool name wins
+}
+
+// Every reasoning row of a channel format names a tool row flagged `channel`, and every such
+// tool row can be chosen from the reasoning flag too.
+TEST(FindChannelFormat, RegistriesAgreeOnChannelFormats) {
+  for (const ReasoningParserInfo& info : ReasoningParsers()) {
+    if (info.channel_parser.empty()) continue;
+    const ToolParserInfo* tools = FindParserInfo(ToolParsers(), info.channel_parser);
+    ASSERT_NE(tools, nullptr) << info.name;
+    EXPECT_TRUE(tools->channel) << info.name;
+  }
+  for (const ToolParserInfo& info : ToolParsers()) {
+    if (!info.channel) continue;
+    const ReasoningParserInfo* reasoning = FindParserInfo(ReasoningParsers(), info.name);
+    ASSERT_NE(reasoning, nullptr) << info.name;
+    EXPECT_EQ(reasoning->channel_parser, info.name);
+  }
 }
 
 TEST(FindChannelFormat, SplitFamiliesAndUnknownNamesSelectNothing) {
