@@ -10,10 +10,9 @@
 #include <vector>
 
 #include "crux/commands.h"
+#include "crux/parse/chain.h"
 #include "crux/parse/output_parser.h"
-#include "crux/parse/reasoning/registry.h"
 #include "crux/parse/result.h"
-#include "crux/parse/tools/registry.h"
 #include "crux/text/json_text.h"
 #include "text/json_dump.h"
 
@@ -123,18 +122,11 @@ Expected<std::vector<std::string>> ReadChunks(const std::string& input) {
 }
 
 int RunParse(const ParseFlags& flags) {
-  std::unique_ptr<parse::ReasoningParser> reasoning;
-  if (!flags.reasoning_parser.empty()) {
-    parse::ReasoningOptions options;
-    if (flags.start_in_reasoning) options.start_in_reasoning = true;
-    if (flags.no_start_in_reasoning) options.start_in_reasoning = false;
-    auto created = parse::CreateReasoningParser(flags.reasoning_parser, options);
-    if (!created.ok()) return Fail(created.error().message());
-    reasoning = std::move(*created);
-  }
-  std::unique_ptr<parse::ToolParser> tools;
+  parse::ParserChainOptions chain;
+  chain.reasoning_parser = flags.reasoning_parser;
+  if (flags.start_in_reasoning) chain.reasoning.start_in_reasoning = true;
+  if (flags.no_start_in_reasoning) chain.reasoning.start_in_reasoning = false;
   if (!flags.tool_parser.empty() || !flags.tools_file.empty()) {
-    parse::ToolParserOptions options;
     if (!flags.tools_file.empty()) {
       std::ifstream in(flags.tools_file, std::ios::binary);
       if (!in) return Fail("cannot read --tools file " + flags.tools_file);
@@ -142,18 +134,17 @@ int RunParse(const ParseFlags& flags) {
                              std::istreambuf_iterator<char>());
       auto specs = parse::ParseToolSpecs(text);
       if (!specs.ok()) return Fail("--tools " + flags.tools_file + ": " + specs.error().message());
-      options.tools = std::move(*specs);
+      chain.tools.tools = std::move(*specs);
     }
-    auto created =
-        parse::CreateToolParser(flags.tool_parser.empty() ? "auto" : flags.tool_parser, options);
-    if (!created.ok()) return Fail(created.error().message());
-    tools = std::move(*created);
+    chain.tool_parser = flags.tool_parser.empty() ? "auto" : flags.tool_parser;
   }
+  auto created = parse::CreateOutputParser(chain);
+  if (!created.ok()) return Fail(created.error().message());
+  parse::OutputParser& parser = **created;
 
   std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
   if (std::cin.bad()) return Fail("cannot read standard input");
 
-  parse::OutputParser parser(std::move(reasoning), std::move(tools));
   parse::EventSink sink;
   parse::ResultBuilder builder;
   std::string out;
@@ -199,9 +190,12 @@ void AddParseCommand(CLI::App& app, std::function<int()>& run) {
       "the output also has \"events\": the events each delta produced (one array per delta,\n"
       "plus a last one for the end of the stream).");
   cmd->add_option("--reasoning-parser", flags->reasoning_parser,
-                  "Reasoning parser name or alias (see docs/reasoning-parsers.md)");
+                  "Reasoning parser name or alias (see docs/reasoning-parsers.md); a channel "
+                  "format (harmony, gpt_oss, muse_glimmer) also extracts its tool calls");
   cmd->add_option("--tool-call-parser", flags->tool_parser,
-                  "Tool-call parser name or alias (see docs/tool-parsers.md)");
+                  "Tool-call parser name or alias (see docs/tool-parsers.md); a channel format "
+                  "(harmony, muse_glimmer) also extracts reasoning, in place of "
+                  "--reasoning-parser");
   cmd->add_option("--tools", flags->tools_file,
                   "JSON file with an array of tool definitions (OpenAI or Anthropic shape); types "
                   "XML-style parameters and marks calls to undeclared tools (\"undeclared\": "

@@ -117,10 +117,12 @@ void AddServeCommand(CLI::App& app, std::function<int()>& run) {
                   "Mock engine: pace the replay (0: as fast as possible)")
       ->capture_default_str();
   cmd->add_option("--reasoning-parser", flags->reasoning_parser,
-                  "Reasoning parser for every request (see docs/reasoning-parsers.md)");
+                  "Reasoning parser for every request (see docs/reasoning-parsers.md); a channel "
+                  "format (harmony, gpt_oss, muse_glimmer) also extracts its tool calls");
   cmd->add_option("--tool-call-parser", flags->tool_parser,
                   "Tool-call parser for requests with tools (default: auto; see "
-                  "docs/tool-parsers.md)");
+                  "docs/tool-parsers.md); a channel format (harmony, muse_glimmer) reads every "
+                  "response, reasoning included, in place of --reasoning-parser");
   cmd->add_flag("--enable-auto-tool-choice", flags->enable_auto_tool_choice,
                 "Accepted for vLLM compatibility: tool calls are parsed whenever a request "
                 "declares tools; requires --tool-call-parser");

@@ -1,28 +1,32 @@
 #include "crux/pipeline/pipeline.h"
 
-#include "crux/parse/reasoning/registry.h"
-#include "crux/parse/tools/registry.h"
+#include "crux/parse/chain.h"
 #include "crux/text/stream_buffer.h"
 
 namespace crux::pipeline {
 namespace {
 
-// The reasoning parser to run, or "" for none.
+// The reasoning parser to run, or "" for none. A channel format (harmony, muse_glimmer) runs
+// even with thinking disabled: its framing is there either way and must not reach content.
 std::string ReasoningParserFor(const protocol::ChatRequest& request, const PipelineConfig& config,
                                const ParserOverrides& overrides) {
   std::string name = overrides.reasoning_parser.value_or(config.reasoning_parser);
-  if (request.enable_thinking.has_value() && !*request.enable_thinking) return "";
+  if (request.enable_thinking.has_value() && !*request.enable_thinking &&
+      parse::FindChannelFormat(name, "") == nullptr) {
+    return "";
+  }
   return name;
 }
 
 // The tool parser to run, or "" for none: only when the request declares tools and
-// tool_choice is not "none".
+// tool_choice is not "none" — except a channel format, which reads the whole output.
 std::string ToolParserFor(const protocol::ChatRequest& request, const PipelineConfig& config,
                           const ParserOverrides& overrides) {
+  std::string name = overrides.tool_parser.value_or(config.tool_parser);
+  if (parse::FindChannelFormat("", name) != nullptr) return name;
   if (request.tools.empty() || request.tool_choice.mode == protocol::ToolChoiceMode::kNone) {
     return "";
   }
-  std::string name = overrides.tool_parser.value_or(config.tool_parser);
   return name.empty() ? "auto" : name;
 }
 
@@ -89,30 +93,18 @@ Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
   if (request.top_k) p->generate_.sampling.top_k = *request.top_k;
   if (request.seed) p->generate_.sampling.seed = *request.seed;
 
-  std::unique_ptr<parse::ReasoningParser> reasoning;
-  if (const std::string name = ReasoningParserFor(request, config, overrides); !name.empty()) {
-    parse::ReasoningOptions options;
-    options.start_in_reasoning = PromptOpensReasoning(p->generate_.prompt);
-    auto created = parse::CreateReasoningParser(name, options);
-    if (!created.ok()) {  // a bad name in the request (or flags): the request is at fault
-      return Error(ErrorCode::kInvalidArgument,
-                   created.error().WithContext("reasoning_parser").message());
-    }
-    reasoning = std::move(*created);
+  // One chain per request; a channel format named by either flag reads the output alone.
+  parse::ParserChainOptions chain;
+  chain.reasoning_parser = ReasoningParserFor(request, config, overrides);
+  chain.tool_parser = ToolParserFor(request, config, overrides);
+  chain.reasoning.start_in_reasoning = PromptOpensReasoning(p->generate_.prompt);
+  chain.tools.tools = request.tools;
+  chain.tools.id_seed = config.id_seed;
+  auto created = parse::CreateOutputParser(chain);
+  if (!created.ok()) {  // a bad name in the request (or flags): the request is at fault
+    return Error(ErrorCode::kInvalidArgument, created.error().message());
   }
-  std::unique_ptr<parse::ToolParser> tools;
-  if (const std::string name = ToolParserFor(request, config, overrides); !name.empty()) {
-    parse::ToolParserOptions options;
-    options.tools = request.tools;
-    options.id_seed = config.id_seed;
-    auto created = parse::CreateToolParser(name, options);
-    if (!created.ok()) {
-      return Error(ErrorCode::kInvalidArgument,
-                   created.error().WithContext("tool_call_parser").message());
-    }
-    tools = std::move(*created);
-  }
-  p->parser_ = std::make_unique<parse::OutputParser>(std::move(reasoning), std::move(tools));
+  p->parser_ = std::move(*created);
   p->parser_->Reset();
   if (request.stream) p->encoder_ = protocol::MakeStreamEncoder(request, p->meta_);
   return p;

@@ -10,9 +10,7 @@
 #include <sstream>
 
 #include "crux/base/utf8.h"
-#include "crux/parse/output_parser.h"
-#include "crux/parse/reasoning/registry.h"
-#include "crux/parse/tools/registry.h"
+#include "crux/parse/chain.h"
 
 namespace crux::testing {
 namespace {
@@ -86,35 +84,23 @@ std::vector<FixtureCase> LoadFixtureFile(const std::string& file) {
 }
 
 std::unique_ptr<parse::StreamParser> MakeParser(const FixtureCase& fixture) {
-  std::unique_ptr<parse::ReasoningParser> reasoning;
-  if (!fixture.reasoning_parser.empty()) {
-    parse::ReasoningOptions options;
-    options.start_in_reasoning = fixture.start_in_reasoning;
-    auto created = parse::CreateReasoningParser(fixture.reasoning_parser, options);
-    if (!created.ok()) {
-      ADD_FAILURE() << created.error().message();
-      return nullptr;
-    }
-    reasoning = std::move(*created);
+  parse::ParserChainOptions chain;
+  chain.reasoning_parser = fixture.reasoning_parser;
+  chain.tool_parser = fixture.tool_parser;
+  chain.reasoning.start_in_reasoning = fixture.start_in_reasoning;
+  auto specs = parse::ParseToolSpecs(fixture.tools_json);
+  if (!specs.ok()) {
+    ADD_FAILURE() << specs.error().message();
+    return nullptr;
   }
-  std::unique_ptr<parse::ToolParser> tools;
-  if (!fixture.tool_parser.empty()) {
-    parse::ToolParserOptions options;
-    auto specs = parse::ParseToolSpecs(fixture.tools_json);
-    if (!specs.ok()) {
-      ADD_FAILURE() << specs.error().message();
-      return nullptr;
-    }
-    options.tools = std::move(*specs);
-    options.id_seed = 42;
-    auto created = parse::CreateToolParser(fixture.tool_parser, options);
-    if (!created.ok()) {
-      ADD_FAILURE() << created.error().message();
-      return nullptr;
-    }
-    tools = std::move(*created);
+  chain.tools.tools = std::move(*specs);
+  chain.tools.id_seed = 42;
+  auto created = parse::CreateOutputParser(chain);
+  if (!created.ok()) {
+    ADD_FAILURE() << created.error().message();
+    return nullptr;
   }
-  return std::make_unique<parse::OutputParser>(std::move(reasoning), std::move(tools));
+  return std::move(*created);
 }
 
 ChunkedRun RunChunked(parse::StreamParser& parser, const std::vector<std::string>& chunks,

@@ -45,7 +45,8 @@ struct FixtureCase {
 // Reads the cases of one fixture file; a malformed file fails the current test.
 std::vector<FixtureCase> LoadFixtureFile(const std::string& path);
 
-// Creates the parser chain a case describes (fixed id seed).
+// Creates the parser chain a case describes, as the server does (CreateOutputParser; fixed id
+// seed).
 std::unique_ptr<parse::StreamParser> MakeParser(const FixtureCase& fixture);
 
 // Feeds `chunks` to `parser` (after Reset) and accumulates the events. Returns a message

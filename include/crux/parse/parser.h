@@ -33,12 +33,15 @@ class StreamParser {
   virtual void Reset() = 0;
 };
 
-// Splits reasoning from answer text. Emits only kReasoning and kContent events.
+// Splits reasoning from answer text. Emits only kReasoning and kContent events — except the
+// rows of channel formats (harmony, gpt_oss, muse_glimmer), which run the format's tool parser
+// and emit its tool-call events too (see crux/parse/chain.h).
 class ReasoningParser : public StreamParser {};
 
 // Extracts tool calls from answer text. Emits kContent and kToolCall* events; families whose
 // format also carries reasoning channels (Harmony's analysis channel, Muse's `to=self`)
-// emit kReasoning for them when no reasoning parser ran before.
+// emit kReasoning for them: they are channel formats, and no reasoning parser runs before them
+// in a parser chain.
 class ToolParser : public StreamParser {};
 
 struct ReasoningOptions {

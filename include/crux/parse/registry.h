@@ -19,6 +19,10 @@ struct ReasoningParserInfo {
   std::string_view models;   // model families it is known to work with
   std::string_view markers;  // human-readable marker summary
   std::unique_ptr<ReasoningParser> (*create)(const ReasoningOptions&);
+  // Channel formats (Harmony, Muse Glimmer): the tool parser row (`channel` set) that reads
+  // this format whole — reasoning, content and tool calls — and runs instead of this parser
+  // in a parser chain (see crux/parse/chain.h). Empty for every other family.
+  std::string_view channel_parser = {};
 };
 
 // A chat-template needle pair for DetectToolParserFromTemplate: both strings (the second may
@@ -47,6 +51,9 @@ struct ToolParserInfo {
   std::vector<std::string_view> detect_markers = {};
   // Strings only this format's chat templates contain (DetectToolParserFromTemplate).
   std::vector<TemplateNeedles> template_needles = {};
+  // A channel format: the framing carries reasoning and content as well as calls, and this
+  // parser emits all three, so no reasoning parser runs before it (see crux/parse/chain.h).
+  bool channel = false;
 };
 
 // Sorts and removes duplicates.

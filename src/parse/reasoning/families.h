@@ -17,7 +17,8 @@ std::unique_ptr<ReasoningParser> MakeStep3p5Parser(const ReasoningOptions& optio
 std::unique_ptr<ReasoningParser> MakeCommandRParser(const ReasoningOptions& options);
 std::unique_ptr<ReasoningParser> MakeApertusParser(const ReasoningOptions& options);
 std::unique_ptr<ReasoningParser> MakeGemma4Parser(const ReasoningOptions& options);
+// Channel formats (channel.cc): harmony and gpt_oss share one factory.
 std::unique_ptr<ReasoningParser> MakeHarmonyParser(const ReasoningOptions& options);
-std::unique_ptr<ReasoningParser> MakeGptOssParser(const ReasoningOptions& options);
+std::unique_ptr<ReasoningParser> MakeMuseGlimmerReasoningParser(const ReasoningOptions& options);
 
 }  // namespace crux::parse

@@ -7,9 +7,9 @@
 // analysis is reasoning, emitted as reasoning events (trimmed blocks joined by "\n") so that
 // nothing is lost when no reasoning parser runs first. Text outside messages is content; the
 // control tokens themselves never are.
-// Works on raw Harmony output and after the gpt_oss reasoning parser, which passes call
-// messages through verbatim (header, body and terminator) and turns the rest into reasoning and
-// plain content.
+// Harmony is a channel format: this one parser reads the whole output, and it is what runs for
+// the `harmony` / `gpt_oss` reasoning parser names too (src/parse/reasoning/channel.cc,
+// crux/parse/chain.h), so no framing reaches content whichever name the user set.
 // Deviations from the reference: invalid or non-object JSON arguments are returned as content
 // (the reference keeps raw text when a terminator follows); the recipient-before-channel order
 // and names with '-' are supported; final text after a call is kept.
@@ -275,6 +275,7 @@ const ToolParserInfo& HarmonyToolFormat() {
       .grammar = &grammar,
       .detect_markers = {"<|start|>", "<|channel|>"},
       .template_needles = {{10, "<|channel|>", "<|message|>"}},
+      .channel = true,
   };
   return format;
 }

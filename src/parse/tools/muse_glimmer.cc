@@ -13,6 +13,8 @@
 // as they arrive (spaces kept), others are converted when their closing tag arrives
 // (ConvertValue). A call block is recognised in any message; framing tokens and headers never
 // reach content. A malformed block is returned as content up to its end tag.
+// A channel format: this parser also runs for the `muse_glimmer` / `atem` reasoning parser
+// names (src/parse/reasoning/channel.cc, crux/parse/chain.h).
 #include <memory>
 
 #include "crux/parse/call_grammar.h"
@@ -336,6 +338,7 @@ const ToolParserInfo& MuseGlimmerToolFormat() {
       .grammar = &grammar,
       .detect_markers = {"<|start|>", "<atem:function_calls>"},
       .template_needles = {{20, "<atem:function_calls>", ""}},
+      .channel = true,
   };
   return format;
 }
