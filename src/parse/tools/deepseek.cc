@@ -6,12 +6,18 @@
 //   ```<｜tool▁call▁end｜><｜tool▁calls▁end｜>                        (V3, R1)
 //   <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Oslo"}
 //   <｜tool▁call▁end｜><｜tool▁calls▁end｜>                           (V3.1: no type, no fence)
-// The two are told apart after `<｜tool▁sep｜>`: an object right away means the text before
-// the separator is the name (V3.1); otherwise that text is the type and the name follows.
-// The fence is optional in both. The block markers are dropped; a call-begin marker outside
-// a block is accepted. Arguments must be a JSON object (streamed as validated); the
-// reference passes invalid JSON through, crux returns such a call, markers included, as
-// content. Text after the block is content (the reference drops it).
+//   <｜tool▁call▁begin｜>get_weather
+//   ```json
+//   {"city": "Oslo"}
+//   ```<｜tool▁call▁end｜>                                            (V3/R1 without the type)
+// The first two are told apart after `<｜tool▁sep｜>`: an object right away means the text
+// before the separator is the name (V3.1); otherwise that text is the type and the name
+// follows. The fence is optional in both. A fence before any separator means the type and
+// the separator were left out: the text before the fence is the name (one word). The block
+// markers are dropped; a call-begin marker outside a block is accepted. Arguments must be a
+// JSON object (streamed as validated); the reference passes invalid JSON through, crux
+// returns such a call, markers included, as content. Text after the block is content (the
+// reference drops it).
 #include <memory>
 
 #include "parse/tools/tokens_common.h"
@@ -46,9 +52,10 @@ class DeepSeekParser final : public TokenParser {
                                      kCallEnd};
     return set;
   }
-  // kHead: the separator ends the head; a call marker there is an error.
+  // kHead: the separator ends the head, and so does a fence (id 3: no type, no separator);
+  // a call marker there is an error.
   static const text::MarkerSet& HeadMarkers() {
-    static const text::MarkerSet set{kSep, kCallEnd, kCallBegin};
+    static const text::MarkerSet set{kSep, kCallEnd, kCallBegin, "```"};
     return set;
   }
   static const text::MarkerSet& FenceMarkers() {
@@ -95,7 +102,18 @@ class DeepSeekParser final : public TokenParser {
     const text::ScanResult hit = HeadMarkers().Scan(rest, at_end);
     head_.append(rest.substr(0, hit.pos));
     Capture(rest.substr(0, hit.pos));
-    if (head_.size() > kMaxHead || (hit.status == text::ScanStatus::kFound && hit.id != 0)) {
+    if (head_.size() > kMaxHead ||
+        (hit.status == text::ScanStatus::kFound && hit.id == 3 && !HeadIsName())) {
+      state_ = State::kDiscard;
+      return hit.pos;
+    }
+    if (hit.status == text::ScanStatus::kFound && hit.id == 3) {  // the fence is read by kFence
+      name_.assign(text::Trim(head_));
+      fenced_ = false;
+      state_ = State::kFence;
+      return hit.pos;
+    }
+    if (hit.status == text::ScanStatus::kFound && hit.id != 0) {
       state_ = State::kDiscard;
       return hit.pos;
     }
@@ -103,6 +121,16 @@ class DeepSeekParser final : public TokenParser {
     Capture(kSep);
     state_ = State::kAfterSep;
     return hit.pos + hit.length;
+  }
+
+  // The head before a fence is a name: one word, nothing else.
+  bool HeadIsName() const {
+    const std::string_view name = text::Trim(head_);
+    if (name.empty()) return false;
+    for (const char c : name) {
+      if (text::IsSpace(c) || c == '{' || c == '<') return false;
+    }
+    return true;
   }
 
   size_t AfterSep(std::string_view rest) {
