@@ -10,6 +10,14 @@
 // of turn token) and everything after it never reach the content; a stray `</invoke>` or
 // `</minimax:tool_call>` is removed. Reasoning (`<think>`) is handled upstream.
 // Deviation: an invoke without parameters is a call with `{}` (the reference skips it).
+// MiniMax-M1 writes one JSON envelope per line in a `<tool_calls>` section:
+//   <tool_calls>
+//   {"name": "get_weather", "arguments": {"city": "Oslo"}}
+//   </tool_calls>
+// The engine has one section tag per family (M2's), so M1's envelopes are read as raw JSON
+// envelopes wherever they stand (`{"name": "f", "arguments": {…}}` with a declared name, any
+// name when none are declared) and its `<tool_calls>` / `</tool_calls>` are dropped from
+// content. An envelope for an undeclared tool, or one that is not valid, stays content.
 #include <memory>
 
 #include "parse/tools/tags_common.h"
@@ -30,8 +38,9 @@ const TagFamily& Family() {
       .container_close = "</minimax:tool_call>",
       .container_calls = {&kInvoke},
       .bare_calls = {&kInvoke},
+      .raw_json = true,
       .end_of_turn = {"[e~["},
-      .drop = {"</invoke>", "</minimax:tool_call>"},
+      .drop = {"</invoke>", "</minimax:tool_call>", "<tool_calls>", "</tool_calls>"},
       .values = {ValueTrim::kStrip, Untyped::kJson},
   });
   return family;
