@@ -436,7 +436,7 @@ void ListParser::OnFinish() {
 void ListParser::Failed() {
   if (format_.end != nullptr) {
     // After kept calls the end marker closes their block: it is dropped, not given back.
-    keep_end_ = list_.calls() == 0;
+    keep_end_ = state_ != State::kList || list_.calls() == 0;
     state_ = State::kDiscard;
   } else {
     CancelRegion();
