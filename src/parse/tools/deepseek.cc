@@ -12,12 +12,12 @@
 //   ```<｜tool▁call▁end｜>                                            (V3/R1 without the type)
 // The first two are told apart after `<｜tool▁sep｜>`: an object right away means the text
 // before the separator is the name (V3.1); otherwise that text is the type and the name
-// follows. The fence is optional in both. A fence before any separator means the type and
-// the separator were left out: the text before the fence is the name (one word). The block
-// markers are dropped; a call-begin marker outside a block is accepted. Arguments must be a
-// JSON object (streamed as validated); the reference passes invalid JSON through, crux
-// returns such a call, markers included, as content. Text after the block is content (the
-// reference drops it).
+// follows (when none does, the text before the separator was the name). The fence is
+// optional in both. A fence before any separator means the type and the separator were left
+// out: the text before the fence is the name (one word). The block markers are dropped; a
+// call-begin marker outside a block is accepted. Arguments must be a JSON object (streamed
+// as validated); the reference passes invalid JSON through, crux returns such a call,
+// markers included, as content. Text after the block is content (the reference drops it).
 #include <memory>
 
 #include "parse/tools/tokens_common.h"
@@ -171,6 +171,8 @@ class DeepSeekParser final : public TokenParser {
   size_t Fence(std::string_view rest, bool at_end) {
     size_t n = CaptureSpace(rest);
     if (n == rest.size()) return n;
+    // No name after the separator (`f<｜tool▁sep｜>```json`): the head was the name (V3.1).
+    if (rest[n] == '{' && name_.empty() && HeadIsName()) name_.assign(text::Trim(head_));
     if (rest[n] == '{' && !name_.empty()) {
       args_.Start(name_, {});
       state_ = State::kArgs;
