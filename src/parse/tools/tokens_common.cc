@@ -518,7 +518,7 @@ size_t ListParser::Discard(std::string_view rest, bool at_end) {
 
 size_t ListParser::Tag(std::string_view rest, bool at_end) {
   size_t n = 0;
-  while (n < rest.size() && tag_.size() <= kMaxTag &&
+  while (n < rest.size() && tag_.size() + n <= kMaxTag &&
          format_.tag_chars.find(rest[n]) != std::string_view::npos) {
     ++n;
   }
