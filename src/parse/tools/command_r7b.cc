@@ -9,6 +9,10 @@
 // (`<|START_RESPONSE|>`…`<|END_RESPONSE|>` for R7B, `<|START_TEXT|>`…`<|END_TEXT|>` for
 // Cohere2 MoE) and `<|END_OF_TURN_TOKEN|>` are dropped from content; `<|START_THINKING|>` …
 // `<|END_THINKING|>` belongs to the reasoning parser.
+// Citations in grounded answers, `foo <co>bar</co: 0:[1,2],1:[3,4]>`, keep the cited text as
+// content and drop the markup (as the reference's filter does): `<co>` is dropped, and so is
+// `</co:` with the document references up to its `>` (digits, `:`, `,`, `[`, `]`, spaces);
+// a closing tag that breaks off before its `>` stays in the content.
 #include <memory>
 
 #include "crux/parse/call_grammar.h"
@@ -19,13 +23,23 @@ namespace crux::parse::tools {
 namespace {
 
 const ListFormat& CommandR7bFormat() {
-  static const text::MarkerSet outside{"<|START_ACTION|>", "<|START_RESPONSE|>",
-                                       "<|END_RESPONSE|>", "<|START_TEXT|>",
-                                       "<|END_TEXT|>",     "<|END_OF_TURN_TOKEN|>"};
+  // The start marker, the wrappers dropped from content, then the citation end tag (id 7).
+  static const text::MarkerSet outside{"<|START_ACTION|>",
+                                       "<|START_RESPONSE|>",
+                                       "<|END_RESPONSE|>",
+                                       "<|START_TEXT|>",
+                                       "<|END_TEXT|>",
+                                       "<|END_OF_TURN_TOKEN|>",
+                                       "<co>",
+                                       "</co:"};
   static const text::MarkerSet end{"<|END_ACTION|>"};
   static const ListFormat format{
-      &outside, 1, &end,
-      CallKeys{CallShape::kEnvelope, "tool_name", "name", "parameters", "arguments"}};
+      .outside = &outside,
+      .starts = 1,
+      .end = &end,
+      .keys = CallKeys{CallShape::kEnvelope, "tool_name", "name", "parameters", "arguments"},
+      .tags = 7,
+      .tag_chars = " 0123456789:,[]"};
   return format;
 }
 
@@ -59,7 +73,7 @@ const ToolParserInfo& CommandR7bToolFormat() {
       .models = "Cohere Command R7B, Cohere2 MoE",
       .format =
           "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": …, \"parameters\": {…}}]"
-          "<|END_ACTION|>",
+          "<|END_ACTION|>; citations <co>text</co: 0:[1]> become text",
       .create = MakeCommandR7bParser,
       .grammar = &grammar,
       .detect_markers = {"<|START_ACTION|>"},

@@ -6,12 +6,18 @@
 //   ```<｜tool▁call▁end｜><｜tool▁calls▁end｜>                        (V3, R1)
 //   <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{"city": "Oslo"}
 //   <｜tool▁call▁end｜><｜tool▁calls▁end｜>                           (V3.1: no type, no fence)
-// The two are told apart after `<｜tool▁sep｜>`: an object right away means the text before
-// the separator is the name (V3.1); otherwise that text is the type and the name follows.
-// The fence is optional in both. The block markers are dropped; a call-begin marker outside
-// a block is accepted. Arguments must be a JSON object (streamed as validated); the
-// reference passes invalid JSON through, crux returns such a call, markers included, as
-// content. Text after the block is content (the reference drops it).
+//   <｜tool▁call▁begin｜>get_weather
+//   ```json
+//   {"city": "Oslo"}
+//   ```<｜tool▁call▁end｜>                                            (V3/R1 without the type)
+// The first two are told apart after `<｜tool▁sep｜>`: an object right away means the text
+// before the separator is the name (V3.1); otherwise that text is the type and the name
+// follows (when none does, the text before the separator was the name). The fence is
+// optional in both. A fence before any separator means the type and the separator were left
+// out: the text before the fence is the name (one word). The block markers are dropped; a
+// call-begin marker outside a block is accepted. Arguments must be a JSON object (streamed
+// as validated); the reference passes invalid JSON through, crux returns such a call,
+// markers included, as content. Text after the block is content (the reference drops it).
 #include <memory>
 
 #include "crux/parse/call_grammar.h"
@@ -48,9 +54,10 @@ class DeepSeekParser final : public TokenParser {
                                      kCallEnd};
     return set;
   }
-  // kHead: the separator ends the head; a call marker there is an error.
+  // kHead: the separator ends the head, and so does a fence (id 3: no type, no separator);
+  // a call marker there is an error.
   static const text::MarkerSet& HeadMarkers() {
-    static const text::MarkerSet set{kSep, kCallEnd, kCallBegin};
+    static const text::MarkerSet set{kSep, kCallEnd, kCallBegin, "```"};
     return set;
   }
   static const text::MarkerSet& FenceMarkers() {
@@ -97,7 +104,18 @@ class DeepSeekParser final : public TokenParser {
     const text::ScanResult hit = HeadMarkers().Scan(rest, at_end);
     head_.append(rest.substr(0, hit.pos));
     Capture(rest.substr(0, hit.pos));
-    if (head_.size() > kMaxHead || (hit.status == text::ScanStatus::kFound && hit.id != 0)) {
+    if (head_.size() > kMaxHead ||
+        (hit.status == text::ScanStatus::kFound && hit.id == 3 && !HeadIsName())) {
+      state_ = State::kDiscard;
+      return hit.pos;
+    }
+    if (hit.status == text::ScanStatus::kFound && hit.id == 3) {  // the fence is read by kFence
+      name_.assign(text::Trim(head_));
+      fenced_ = false;
+      state_ = State::kFence;
+      return hit.pos;
+    }
+    if (hit.status == text::ScanStatus::kFound && hit.id != 0) {
       state_ = State::kDiscard;
       return hit.pos;
     }
@@ -105,6 +123,16 @@ class DeepSeekParser final : public TokenParser {
     Capture(kSep);
     state_ = State::kAfterSep;
     return hit.pos + hit.length;
+  }
+
+  // The head before a fence is a name: one word, nothing else.
+  bool HeadIsName() const {
+    const std::string_view name = text::Trim(head_);
+    if (name.empty()) return false;
+    for (const char c : name) {
+      if (text::IsSpace(c) || c == '{' || c == '<') return false;
+    }
+    return true;
   }
 
   size_t AfterSep(std::string_view rest) {
@@ -145,6 +173,8 @@ class DeepSeekParser final : public TokenParser {
   size_t Fence(std::string_view rest, bool at_end) {
     size_t n = CaptureSpace(rest);
     if (n == rest.size()) return n;
+    // No name after the separator (`f<｜tool▁sep｜>```json`): the head was the name (V3.1).
+    if (rest[n] == '{' && name_.empty() && HeadIsName()) name_.assign(text::Trim(head_));
     if (rest[n] == '{' && !name_.empty()) {
       args_.Start(name_, {});
       state_ = State::kArgs;
@@ -257,7 +287,8 @@ const ToolParserInfo& DeepseekToolFormat() {
       .models = "DeepSeek V3, V3-0324, R1, R1-0528, R1 distills, V3.1",
       .format =
           "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\\n```json\\n{…}\\n```"
-          "<｜tool▁call▁end｜><｜tool▁calls▁end｜> (V3.1: f<｜tool▁sep｜>{…})",
+          "<｜tool▁call▁end｜><｜tool▁calls▁end｜> (V3.1: f<｜tool▁sep｜>{…}; no type: "
+          "<｜tool▁call▁begin｜>f\\n```json\\n{…}\\n```)",
       .create = MakeDeepSeekParser,
       .grammar = &grammar,
       .detect_markers = {"<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>"},

@@ -14,6 +14,11 @@
 // `</｜DSML｜invoke>`. Block markers are dropped; an invoke outside a block is accepted.
 // Anything but whitespace between parameters makes the call malformed: it is returned,
 // markers included, as content.
+// A lone wrapper parameter is unwrapped: when a call's only parameter is `arguments` or
+// `input`, the tool's schema declares properties but not that one, and the value is a JSON
+// object whose keys the schema declares, that object is the call's arguments (the model put
+// the arguments inside one parameter). Such a first parameter is held until the next tag
+// tells whether it is the only one.
 #include <memory>
 
 #include "crux/parse/call_grammar.h"
@@ -65,6 +70,7 @@ class DsmlParser final : public TokenParser {
 
   void OnReset() override {
     state_ = State::kOutside;
+    held_ = false;
     layout_.Reset();
   }
 
@@ -119,15 +125,62 @@ class DsmlParser final : public TokenParser {
     }
     Capture(rest.substr(n, m.length));
     if (m.id == kParamMarker) {
+      if (held_) ReleaseHeld();
       tag_.clear();
       state_ = State::kParamTag;
     } else {
-      writer_.Close(json_);
+      if (held_ && !Unwrap()) ReleaseHeld();
+      if (!held_) writer_.Close(json_);
+      held_ = false;
       EmitArgs();
       CloseRegion();
       BackOutside();
     }
     return n + m.length;
+  }
+
+  // Whether the parameter `key_`, the first of the call, may be a wrapper around the
+  // arguments: the tool declares properties, and `key_` is not one of them.
+  bool MayBeWrapper() const {
+    if (writer_.keys() != 0 || (key_ != "arguments" && key_ != "input")) return false;
+    const ToolSpec* tool = FindTool(options().tools, name_);
+    if (tool == nullptr || tool->params.empty()) return false;
+    for (const ToolParam& param : tool->params) {
+      if (param.name == key_) return false;
+    }
+    return true;
+  }
+
+  // The held wrapper is the only parameter: its value, when it is a JSON object of declared
+  // keys, becomes the arguments. False when it is not.
+  bool Unwrap() {
+    const std::string_view value = text::Trim(held_value_);
+    text::JsonScanner scanner;
+    size_t used = 0;
+    if (scanner.Feed(value, used) != text::JsonScanner::Status::kDone || used != value.size() ||
+        text::JsonTextType(value) != text::JsonType::kObject) {
+      return false;
+    }
+    const ToolSpec* tool = FindTool(options().tools, name_);  // found: see MayBeWrapper
+    for (const JsonMember& member : ObjectMembers(value)) {
+      bool declared = false;
+      for (const ToolParam& param : tool->params) {
+        declared = declared || param.name == member.key;
+      }
+      if (!declared) return false;
+    }
+    json_.append(value);
+    return true;
+  }
+
+  // The held parameter is an ordinary one after all: write it as the first parameter.
+  void ReleaseHeld() {
+    held_ = false;
+    writer_.Key(json_, key_);
+    value_.Begin(held_type_, json_);
+    value_.Text(held_value_, json_);
+    value_.End(json_);
+    EmitArgs();
   }
 
   size_t ParamTag(std::string_view rest, bool at_end) {
@@ -137,9 +190,16 @@ class DsmlParser final : public TokenParser {
     } else if (r.found) {
       std::string_view hint;
       if (FindAttribute(tag_, "string", attr_) && attr_ == "true") hint = "string";
-      writer_.Key(json_, key_);
-      value_.Begin(EffectiveType(ParamTypeOf(options(), name_, key_), hint), json_);
-      EmitArgs();
+      const ParamType type = EffectiveType(ParamTypeOf(options(), name_, key_), hint);
+      if (MayBeWrapper()) {
+        held_ = true;
+        held_type_ = type;
+        held_value_.clear();
+      } else {
+        writer_.Key(json_, key_);
+        value_.Begin(type, json_);
+        EmitArgs();
+      }
       state_ = State::kValue;
     }
     return r.consumed;
@@ -148,10 +208,14 @@ class DsmlParser final : public TokenParser {
   size_t Value(std::string_view rest, bool at_end) {
     const text::ScanResult hit = ValueEnd().Scan(rest, at_end);
     Capture(rest.substr(0, hit.pos));
-    value_.Text(rest.substr(0, hit.pos), json_);
+    if (held_) {
+      held_value_.append(rest.substr(0, hit.pos));
+    } else {
+      value_.Text(rest.substr(0, hit.pos), json_);
+    }
     if (hit.status == text::ScanStatus::kFound) {
       Capture(kParamEnd);
-      value_.End(json_);
+      if (!held_) value_.End(json_);
       state_ = State::kBody;
     }
     EmitArgs();
@@ -162,6 +226,7 @@ class DsmlParser final : public TokenParser {
     const DiscardResult d = DiscardCall(DiscardMarkers(), rest, at_end);
     if (d.ended) {
       json_.clear();
+      held_ = false;
       BackOutside();
     }
     return d.consumed;
@@ -199,7 +264,10 @@ class DsmlParser final : public TokenParser {
   std::string name_;  // the call's function name
   std::string key_;   // the current parameter
   std::string attr_;
-  std::string json_;  // arguments text not yet emitted
+  std::string json_;   // arguments text not yet emitted
+  bool held_ = false;  // the first parameter may be a wrapper: its value is held
+  ParamType held_type_ = ParamType::kAny;
+  std::string held_value_;                                         // its raw text
   ArgsWriter writer_;
   ParamValue value_;
   BlockLayout layout_;

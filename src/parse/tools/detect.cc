@@ -27,6 +27,8 @@ enum class Resolve : uint8_t {
   kToolCallTag,  // <tool_call>: JSON → hermes, <function= → qwen3_xml, a bare name → glm47
   kFunctionTag,  // <function=f>: JSON body → llama, <parameter= → qwen3_xml, else not a call
   kStartTag,     // <|start|>: a channel before the message → harmony, none → muse_glimmer
+  kCallsTag,     // <tool_calls>: a JSON list → apriel, an object → minimax (M1), a plain
+                 // <tool_call> → hy3 (Hy3-preview)
 };
 
 struct OutputMarker {
@@ -36,10 +38,11 @@ struct OutputMarker {
 };
 
 // Markers that several formats declare, and how the bytes after them decide.
-constexpr std::array<std::pair<std::string_view, Resolve>, 3> kSharedMarkers = {{
+constexpr std::array<std::pair<std::string_view, Resolve>, 4> kSharedMarkers = {{
     {"<tool_call>", Resolve::kToolCallTag},
     {"<function=", Resolve::kFunctionTag},
     {"<|start|>", Resolve::kStartTag},
+    {"<tool_calls>", Resolve::kCallsTag},
 }};
 
 Resolve ResolveFor(std::string_view marker) {
@@ -149,6 +152,17 @@ Detection ResolveStart(std::string_view text, bool at_end) {
   return Need(at_end);
 }
 
+// After `<tool_calls>`.
+Detection ResolveCalls(std::string_view text, bool at_end) {
+  const size_t i = SkipSpace(text, 0);
+  if (i == text.size()) return Need(at_end);
+  if (text[i] == '[') return Found("apriel");
+  if (text[i] == '{') return Found("minimax");
+  const int call = WordAt(text, i, "<tool_call>");
+  if (call == 1) return Found("hy3");
+  return call == 0 ? Need(at_end) : Detection{};
+}
+
 // `text` starts with '{': a call envelope whose first key is "name" (or "type") → `family`.
 Detection EnvelopeAt(std::string_view text, bool at_end, std::string_view family) {
   const size_t i = SkipSpace(text, 1);
@@ -196,6 +210,8 @@ Detection ClassifyAtMarker(int id, std::string_view text, bool at_end) {
       return ResolveFunction(window, at_end);
     case Resolve::kStartTag:
       return ResolveStart(window, at_end);
+    case Resolve::kCallsTag:
+      return ResolveCalls(window, at_end);
   }
   return {};
 }

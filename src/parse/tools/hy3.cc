@@ -9,6 +9,13 @@
 // `<tool_call:opensource>` outside a section is accepted too. String values are verbatim (the
 // template writes them raw); other values were written with tojson: stripped, typed by the
 // schema, untyped ones JSON when they parse. Reasoning (`<think:opensource>`) is upstream.
+// Hy3-preview's tokenizer has no suffix: the same tags without `:opensource`
+//   <tool_calls><tool_call>f<tool_sep><arg_key>k</arg_key><arg_value>v</arg_value>
+//   </tool_call></tool_calls>
+// Its calls are read wherever they stand (committed once a key or `</tool_call>` follows the
+// name, else text); its section tags are dropped from content. (The engine has one section
+// tag per family, `:opensource`'s: the whitespace between plain calls is content, trimmed at
+// both ends of the answer.)
 #include <memory>
 
 #include "crux/parse/call_grammar.h"
@@ -26,12 +33,21 @@ constexpr XmlSyntax kHy3Call{.start = "<tool_call:opensource>",
                              .value_close = "</arg_value:opensource>",
                              .call_close = "</tool_call:opensource>"};
 
+constexpr XmlSyntax kHy3PlainCall{.start = "<tool_call>",
+                                  .name_close = "<tool_sep>",
+                                  .key_open = "<arg_key>",
+                                  .key_close = "</arg_key>",
+                                  .value_open = "<arg_value>",
+                                  .value_close = "</arg_value>",
+                                  .call_close = "</tool_call>"};
+
 const TagFamily& Family() {
   static const TagFamily family(TagFamilyDef{
       .container_open = "<tool_calls:opensource>",
       .container_close = "</tool_calls:opensource>",
-      .container_calls = {&kHy3Call},
-      .bare_calls = {&kHy3Call},
+      .container_calls = {&kHy3Call, &kHy3PlainCall},
+      .bare_calls = {&kHy3Call, &kHy3PlainCall},
+      .drop = {"<tool_calls>", "</tool_calls>"},
       .values = {ValueTrim::kNone, Untyped::kJson},
   });
   return family;
@@ -67,14 +83,16 @@ const ToolParserInfo& Hy3ToolFormat() {
   static const ToolParserInfo format{
       .name = "hy3",
       .aliases = {"hunyuan"},
-      .models = "Tencent Hy3",
+      .models = "Tencent Hy3, Hy3-preview",
       .format =
           "<tool_calls:opensource><tool_call:opensource>f<tool_sep:opensource>"
           "<arg_key:opensource>k</arg_key:opensource><arg_value:opensource>v"
-          "</arg_value:opensource></tool_call:opensource></tool_calls:opensource>",
+          "</arg_value:opensource></tool_call:opensource></tool_calls:opensource> (Hy3-preview: "
+          "the "
+          "same tags without :opensource)",
       .create = tags::MakeHy3Parser,
       .grammar = &grammar,
-      .detect_markers = {"<tool_calls:opensource>", "<tool_call:opensource>"},
+      .detect_markers = {"<tool_calls:opensource>", "<tool_call:opensource>", "<tool_calls>"},
       .template_needles = {{230, ":opensource", ""}},
   };
   return format;

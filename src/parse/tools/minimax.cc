@@ -10,6 +10,14 @@
 // of turn token) and everything after it never reach the content; a stray `</invoke>` or
 // `</minimax:tool_call>` is removed. Reasoning (`<think>`) is handled upstream.
 // Deviation: an invoke without parameters is a call with `{}` (the reference skips it).
+// MiniMax-M1 writes one JSON envelope per line in a `<tool_calls>` section:
+//   <tool_calls>
+//   {"name": "get_weather", "arguments": {"city": "Oslo"}}
+//   </tool_calls>
+// The engine has one section tag per family (M2's), so M1's envelopes are read as raw JSON
+// envelopes wherever they stand (`{"name": "f", "arguments": {…}}` with a declared name, any
+// name when none are declared) and its `<tool_calls>` / `</tool_calls>` are dropped from
+// content. An envelope for an undeclared tool, or one that is not valid, stays content.
 #include <memory>
 
 #include "crux/parse/call_grammar.h"
@@ -32,8 +40,9 @@ const TagFamily& Family() {
       .container_close = "</minimax:tool_call>",
       .container_calls = {&kInvoke},
       .bare_calls = {&kInvoke},
+      .raw_json = true,
       .end_of_turn = {"[e~["},
-      .drop = {"</invoke>", "</minimax:tool_call>"},
+      .drop = {"</invoke>", "</minimax:tool_call>", "<tool_calls>", "</tool_calls>"},
       .values = {ValueTrim::kStrip, Untyped::kJson},
   });
   return family;
@@ -72,10 +81,11 @@ const ToolParserInfo& MinimaxToolFormat() {
       .models = "MiniMax-M1, MiniMax-M2",
       .format =
           "<minimax:tool_call><invoke name=\"f\"><parameter name=\"k\">v</parameter></invoke>"
-          "</minimax:tool_call>",
+          "</minimax:tool_call> (M1: <tool_calls>\\n{\"name\": \"f\", \"arguments\": "
+          "{…}}\\n</tool_calls>)",
       .create = tags::MakeMinimaxParser,
       .grammar = &grammar,
-      .detect_markers = {"<minimax:tool_call>"},
+      .detect_markers = {"<minimax:tool_call>", "<tool_calls>"},
       .template_needles = {{90, "<minimax:tool_call>", ""}},
   };
   return format;

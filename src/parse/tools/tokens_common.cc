@@ -5,6 +5,7 @@ namespace {
 
 constexpr size_t kMaxKey = 256;  // longest accepted key (a function name for kFunctionIsKey)
 constexpr size_t kMaxName = 256;
+constexpr size_t kMaxTag = 128;  // longest dropped tag (ListFormat::tags)
 
 bool IsJsonSpace(char c) {
   return c == ' ' || c == '\n' || c == '\t' || c == '\r';
@@ -78,18 +79,13 @@ void JsonCallList::Reset(const CallKeys& keys) {
   keys_ = &keys;
   state_ = State::kFirst;
   calls_ = 0;
-  separator_.clear();
 }
 
 // One byte between the list's elements.
 JsonCallList::Byte JsonCallList::Delimiter(char c, TokenParser& host) {
   if (IsJsonSpace(c)) {
-    if (state_ == State::kAfterComma) {
-      separator_.push_back(c);
-    } else {
-      host.Capture(std::string_view(&c, 1));
-    }
-    return Byte::kTaken;
+    if (state_ != State::kAfterComma) host.Capture(std::string_view(&c, 1));
+    return Byte::kTaken;  // after a comma: layout between calls, dropped
   }
   if (c == ']') {
     if (state_ != State::kAfterComma) host.Capture("]");  // after a comma no region is open
@@ -102,12 +98,12 @@ JsonCallList::Byte JsonCallList::Delimiter(char c, TokenParser& host) {
       return Byte::kEndBefore;  // the list ends early; its calls are kept
     }
     host.CloseRegion();
-    separator_.clear();  // not assign(","): gcc 12 reports a false -Wrestrict for it here
-    separator_.push_back(',');
     state_ = State::kAfterComma;
     return Byte::kTaken;
   }
-  if (state_ == State::kAfterComma) host.OpenRegion(separator_);
+  // The next element's region starts as a list of its own: if the element is malformed, the
+  // rest of the list comes back as `[…]` (the comma belonged between kept calls).
+  if (state_ == State::kAfterComma) host.OpenRegion("[");
   if (c != '{') {
     state_ = State::kError;
     return Byte::kBad;
@@ -161,12 +157,21 @@ JsonCallList::Status JsonCallList::Feed(std::string_view text, size_t& consumed,
 
 void ListParser::OnReset() {
   state_ = State::kOutside;
+  keep_end_ = true;
   list_.Reset(format_.keys);
   object_.Reset(format_.keys);
 }
 
+void ListParser::OnFinish() {
+  if (state_ == State::kTag) Content(tag_);  // the output ended inside a tag: it is text
+  state_ = State::kOutside;
+  TokenParser::OnFinish();
+}
+
 void ListParser::Failed() {
   if (format_.end != nullptr) {
+    // After kept calls the end marker closes their block: it is dropped, not given back.
+    keep_end_ = state_ != State::kList || list_.calls() == 0;
     state_ = State::kDiscard;
   } else {
     CancelRegion();
@@ -179,7 +184,10 @@ size_t ListParser::Outside(std::string_view rest, bool at_end) {
   Content(rest.substr(0, hit.pos));
   if (hit.status != text::ScanStatus::kFound) return hit.pos;
   const std::string_view marker = rest.substr(hit.pos, hit.length);
-  if (hit.id < format_.starts) {
+  if (format_.tags >= 0 && hit.id >= format_.tags) {
+    tag_.assign(marker);
+    state_ = State::kTag;
+  } else if (hit.id < format_.starts) {
     OpenRegion(marker);
     if (marker.back() == '[') {
       list_.Reset(format_.keys);
@@ -237,10 +245,24 @@ size_t ListParser::Discard(std::string_view rest, bool at_end) {
   const text::ScanResult hit = format_.end->Scan(rest, at_end);
   Capture(rest.substr(0, hit.pos));
   if (hit.status != text::ScanStatus::kFound) return hit.pos;
-  Capture(rest.substr(hit.pos, hit.length));
+  if (keep_end_) Capture(rest.substr(hit.pos, hit.length));
   CancelRegion();
   state_ = State::kOutside;
   return hit.pos + hit.length;
+}
+
+size_t ListParser::Tag(std::string_view rest, bool at_end) {
+  size_t n = 0;
+  while (n < rest.size() && tag_.size() + n <= kMaxTag &&
+         format_.tag_chars.find(rest[n]) != std::string_view::npos) {
+    ++n;
+  }
+  tag_.append(rest.substr(0, n));
+  if (n == rest.size() && !at_end && tag_.size() <= kMaxTag) return n;
+  state_ = State::kOutside;
+  if (n < rest.size() && rest[n] == '>' && tag_.size() <= kMaxTag) return n + 1;  // dropped
+  Content(tag_);  // not a tag after all
+  return n;
 }
 
 size_t ListParser::Process(std::string_view text, bool at_end) {
@@ -271,6 +293,9 @@ size_t ListParser::Process(std::string_view text, bool at_end) {
         break;
       case State::kDiscard:
         n = Discard(rest, at_end);
+        break;
+      case State::kTag:
+        n = Tag(rest, at_end);
         break;
     }
     return n;

@@ -70,7 +70,10 @@ class TokenParser : public ToolParserCore {
 };
 
 // Streams the elements of a JSON list of call objects, after its '['. The region that holds
-// the '[' must be open; each later element gets its own region (opened at its separator).
+// the '[' must be open; each later element gets its own region, opened at the element with
+// the text `[` (the comma and the whitespace around it are layout between calls): a
+// malformed element and the rest of the list come back as `[…]`, a list of their own, while
+// the calls before it are kept.
 // The list ends at ']' (the region of the last call stays open, its call ended, so that the
 // family can capture an end marker) or at a byte that cannot continue the list after a
 // complete call (kDone without consuming it). kError: the open region holds the bad element.
@@ -92,7 +95,6 @@ class JsonCallList {
   const CallKeys* keys_ = nullptr;
   State state_ = State::kFirst;
   int calls_ = 0;
-  std::string separator_;  // ", " before the next element, captured once its region opens
   JsonCallObject object_;
 };
 
@@ -102,6 +104,11 @@ struct ListFormat {
   int starts = 1;                            // wrappers (ids >= starts) are dropped
   const text::MarkerSet* end = nullptr;      // optional end marker; nullptr: none
   CallKeys keys;
+  // Outside markers with ids >= tags (-1: none) begin a tag that runs to the next '>' over
+  // bytes of `tag_chars` (e.g. Cohere's citation end `</co: 0:[1,2]>`): the whole tag is
+  // dropped. A tag that breaks off (another byte, too long, the end of the output) is text.
+  int tags = -1;
+  std::string_view tag_chars = {};
 };
 
 class ListParser : public TokenParser {
@@ -110,19 +117,23 @@ class ListParser : public TokenParser {
       : TokenParser(options), format_(format) {}
 
  private:
-  enum class State : uint8_t { kOutside, kOpen, kList, kSingle, kAfter, kDiscard };
+  enum class State : uint8_t { kOutside, kOpen, kList, kSingle, kAfter, kDiscard, kTag };
 
   void OnReset() override;
+  void OnFinish() override;
   size_t Process(std::string_view text, bool at_end) override;
   size_t Outside(std::string_view rest, bool at_end);
   size_t Open(std::string_view rest);
   size_t After(std::string_view rest, bool at_end);
   size_t Discard(std::string_view rest, bool at_end);
+  size_t Tag(std::string_view rest, bool at_end);
   // The list or object failed: `Discard` up to the end marker, or give the text back now.
   void Failed();
 
   const ListFormat& format_;
   State state_ = State::kOutside;
+  bool keep_end_ = true;  // kDiscard: the end marker is given back with the failed text
+  std::string tag_;       // kTag: the tag read so far (text if it breaks off)
   JsonCallList list_;
   JsonCallObject object_;
 };

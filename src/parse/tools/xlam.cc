@@ -19,6 +19,7 @@ namespace crux::parse::tools {
 namespace {
 
 constexpr std::string_view kFence = "```";
+constexpr std::string_view kToolCalls = "[TOOL_CALLS]";
 constexpr size_t kMaxLanguage = 16;
 
 class XlamParser final : public TokenParser {
@@ -37,7 +38,11 @@ class XlamParser final : public TokenParser {
   enum OutsideMarker : int { kFenceMarker = 0, kToolCallsMarker = 1, kThinkEndMarker = 2 };
 
   static const text::MarkerSet& OutsideMarkers() {
-    static const text::MarkerSet set{kFence, "[TOOL_CALLS]", "</think>"};
+    static const text::MarkerSet set{kFence, kToolCalls, "</think>"};
+    return set;
+  }
+  static const text::MarkerSet& ToolCallsMarker() {
+    static const text::MarkerSet set{kToolCalls};
     return set;
   }
   static const text::MarkerSet& FenceMarker() {
@@ -61,12 +66,19 @@ class XlamParser final : public TokenParser {
     state_ = State::kOutside;
   }
 
-  size_t ListMayStart(std::string_view rest) {
+  size_t ListMayStart(std::string_view rest, bool at_end) {
     size_t n = 0;
     while (n < rest.size() && text::IsSpace(rest[n]))
       ++n;
     Content(rest.substr(0, n));
     if (n == rest.size()) return n;
+    // `[TOOL_CALLS]` also begins with '[': it is the marker, read as outside text.
+    const MarkerMatch marker = MatchAt(ToolCallsMarker(), rest.substr(n), at_end);
+    if (marker.status == MarkerMatch::Status::kWait) return n;
+    if (marker.status == MarkerMatch::Status::kFound) {
+      state_ = State::kOutside;
+      return n;
+    }
     if (rest[n] == '[') {
       OpenRegion("[");
       fenced_ = false;
@@ -145,7 +157,7 @@ class XlamParser final : public TokenParser {
   size_t Step(std::string_view rest, bool at_end) {
     switch (state_) {
       case State::kListMayStart:
-        return ListMayStart(rest);
+        return ListMayStart(rest, at_end);
       case State::kOutside:
         return Outside(rest, at_end);
       case State::kFenceHead:
@@ -206,7 +218,7 @@ const ToolParserInfo& XlamToolFormat() {
       .models = "Salesforce xLAM (1b/7b-fc-r, xLAM-2)",
       .format =
           "[{\"name\": …, \"arguments\": {…}}] at the start, in a ```json fence, after "
-          "[TOOL_CALLS] or </think>",
+          "[TOOL_CALLS] (anywhere, the start included) or </think>",
       .create = MakeXlamParser,
       .grammar = &grammar,
   };

@@ -211,6 +211,8 @@ const std::vector<Snippet>& OutputSnippets() {
       {"<|open|>tools<|sep|>", "kimi_k3"},
       {"<|tool_call|>[{\"name\": \"f\", \"arguments\": {}}]", "granite"},
       {"<tool_calls>[{\"name\": \"f\", \"arguments\": {}}]</tool_calls>", "apriel"},
+      {"<tool_calls>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_calls>", "minimax"},
+      {"<tool_calls>\n<tool_call>f<tool_sep>\n</tool_call>\n</tool_calls>", "hy3"},
       {"<|START_ACTION|>[{\"tool_name\": \"f\", \"parameters\": {}}]<|END_ACTION|>", "command_r7b"},
       {"Sure. functools[{\"name\": \"f\", \"arguments\": {}}]", "firefunction_v2"},
       {"<|function_call|>{\"name\": \"f\", \"arguments\": {}}", "gigachat3"},

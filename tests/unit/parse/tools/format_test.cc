@@ -97,7 +97,8 @@ TEST(ToolFormat, EveryLiteralOfTheGrammarIsWrittenByIt) {
 
 TEST(ToolFormat, DetectMarkersAreUniqueOrResolvedByWhatFollows) {
   // Markers several formats declare are decided by the bytes after them (detect.cc).
-  const std::vector<std::string_view> shared = {"<tool_call>", "<function=", "<|start|>"};
+  const std::vector<std::string_view> shared = {"<tool_call>", "<function=", "<|start|>",
+                                                "<tool_calls>"};
   std::map<std::string_view, std::vector<std::string_view>> owners;
   for (const ToolParserInfo& info : ToolParsers()) {
     for (std::string_view marker : info.detect_markers)
