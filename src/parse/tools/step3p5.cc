@@ -8,7 +8,9 @@
 // duplicates cost only their own length in delay. Equality is on the arguments text crux emits
 // (keys in source order), so the same arguments in another key order are not collapsed.
 // Generation usually stops at `</tool_call>` (a stop string): a call whose `</function>` came
-// is complete without it.
+// is complete without it. As for Qwen3-Coder, a missing `</parameter>` / `</function>` is
+// implied by the next `<parameter=`, `</function>` or `</tool_call>`, so a forgotten closing
+// tag never swallows the next parameter.
 #include <memory>
 
 #include "parse/tools/tags_common.h"
@@ -21,8 +23,8 @@ const TagFamily& Family() {
       .container_open = "<tool_call>",
       .container_close = "</tool_call>",
       .container_json = true,
-      .container_calls = {&kFunctionSyntax},
-      .bare_calls = {&kFunctionSyntax},
+      .container_calls = {&kFunctionAutoCloseSyntax},
+      .bare_calls = {&kFunctionAutoCloseSyntax},
       .bracket = true,
       .values = {ValueTrim::kStrip, Untyped::kJsonOrPython},
       .dedup_consecutive = true,
