@@ -6,9 +6,19 @@
 // value is written when it ends, as a number or literal when it is one, otherwise as a string
 // (so `note:hello world` is the string "hello world"; bare words are strings because the
 // template omits the delimiters for enum values). JSON "strings" are accepted too.
-// Fallback forms, also streamed: `call:NAME(k="v")` inside a block (Python keyword arguments)
-// and a fenced ```tool_code block of Python calls, one per line (names may be dotted).
-// A malformed call is returned as content with its markup, up to the block's end marker.
+// Fallback forms real models write, also streamed:
+// * `call:NAME(k="v")` inside a block (Python keyword arguments);
+// * a stray colon after the opener: `<|tool_call>:call:NAME{…}`;
+// * a fenced ```tool_code block of Python calls, one per line (names may be dotted);
+// * `tool_code = NAME(k="v")` at the start of the answer or of a line (right after a newline),
+//   the `print(tool_code)` that follows it dropped;
+// * `call:NAME{…}` (or `(…)`) without the opener, only at the start of the answer: nothing but
+//   whitespace before it, or right after `<channel|>` (the end of reasoning, when it reaches
+//   this parser); more `call:` and a closing `<tool_call|>` may follow, as in a block;
+// * `<call>NAME{…}` (or `(…)`), then an optional `</call>` or `<tool_call|>`.
+// A malformed call is returned as content with its markup: in a block or fence up to its end
+// marker; in the forms without one at once, from the byte that broke it, so prose that merely
+// starts like a call (`a call: …`, `<call> tags`, `my_tool_code = …`) stays content.
 #include <memory>
 #include <utility>
 

@@ -9,9 +9,15 @@
 // written as text. Decoding follows the tool's JSON Schema all the way down (properties,
 // items): string leaves stay text verbatim, typed leaves are parsed; where the schema says
 // nothing, a leaf that reads as a JSON number or true/false is that value and anything else is
-// a string, and children that are all `item` make an array (unless the schema says object).
+// a string, and children that are all `item` make an array (unless the schema says object;
+// where it says array, children of any tag are its elements). Repeated elements are an array:
+// a run of same-tag siblings in an object (`<k>a</k><k>b</k>` → "k": ["a", "b"]) and a
+// parameter written several times in a row, each element typed by the array's item schema;
+// where the schema gives the key another type, the first value wins, as for keys repeated
+// further apart. A nullable parameter's bare `null` is null.
 // Top-level string parameters stream as they arrive; other values are emitted when their
-// closing tag arrives. Inherent ambiguity of the format: an empty element is "" unless the
+// closing tag arrives (untyped and array-typed ones at the next tag, which tells whether the
+// parameter repeats). Inherent ambiguity of the format: an empty element is "" unless the
 // schema says object ({}) or array ([]). Reasoning (`<mm:think>`) is handled upstream.
 #include <algorithm>
 #include <memory>
