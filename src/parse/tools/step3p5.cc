@@ -1,6 +1,8 @@
 // step3p5 / step: the qwen parser on Step-3.5's layout
 //   <tool_call>\n<function=f>\n<parameter=k>\nv\n</parameter>\n</function>\n</tool_call>
-// (values stripped: `\nAustin\n` → "Austin"), plus Step's rule that a call repeating the
+// (one leading and one trailing newline of a string value are the template's layout and
+// dropped, `\nAustin\n` → "Austin"; the rest is verbatim, so indented code keeps its indent;
+// other values are stripped and typed), plus Step's rule that a call repeating the
 // previous call exactly is dropped (`a, a, a` → `a`; `a, b, a` stays three calls).
 // Streaming the collapse: a call whose name equals the previous call's is held back only while
 // its arguments are still a prefix of the previous call's arguments; the first differing byte
@@ -26,7 +28,7 @@ const TagFamily& Family() {
       .container_calls = {&kFunctionAutoCloseSyntax},
       .bare_calls = {&kFunctionAutoCloseSyntax},
       .bracket = true,
-      .values = {ValueTrim::kStrip, Untyped::kJsonOrPython},
+      .values = {ValueTrim::kOneNewline, Untyped::kJsonOrPython},
       .dedup_consecutive = true,
   });
   return family;
