@@ -1,6 +1,8 @@
 #include "crux/parse/tool_spec.h"
 
+#include <cctype>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "text/json_dump.h"
 
@@ -8,17 +10,6 @@ namespace crux::parse {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-ParamType TypeFromName(std::string_view name) {
-  if (name == "string") return ParamType::kString;
-  if (name == "integer") return ParamType::kInteger;
-  if (name == "number") return ParamType::kNumber;
-  if (name == "boolean") return ParamType::kBoolean;
-  if (name == "object") return ParamType::kObject;
-  if (name == "array") return ParamType::kArray;
-  if (name == "null") return ParamType::kNull;
-  return ParamType::kAny;
-}
 
 // Nested anyOf/oneOf deeper than this leave the type open (kAny): the type is a hint for
 // value conversion, and the bound keeps this recursion off the stack for any schema.
@@ -30,13 +21,13 @@ ToolParam ReadParam(const std::string& name, const Json& schema, int depth = 0) 
   auto type = schema.find("type");
   if (type != schema.end()) {
     if (type->is_string()) {
-      param.type = TypeFromName(type->get<std::string>());
+      param.type = ParamTypeFromName(type->get<std::string>());
     } else if (type->is_array()) {  // ["string", "null"]: nullable string
       ParamType found = ParamType::kAny;
       int non_null = 0;
       for (const Json& t : *type) {
         if (!t.is_string()) continue;
-        ParamType pt = TypeFromName(t.get<std::string>());
+        ParamType pt = ParamTypeFromName(t.get<std::string>());
         if (pt == ParamType::kNull) {
           param.nullable = true;
         } else {
@@ -63,6 +54,7 @@ ToolParam ReadParam(const std::string& name, const Json& schema, int depth = 0) 
     int non_null = 0;
     for (const Json& option : *alt) {
       ToolParam sub = ReadParam(name, option, depth + 1);
+      param.nullable = param.nullable || sub.nullable;
       if (sub.type == ParamType::kNull) {
         param.nullable = true;
       } else {
@@ -124,15 +116,46 @@ Expected<ToolSpec> SpecFromJson(const Json& tool, size_t position) {
 
 }  // namespace
 
+// The looser spellings are read the way the Qwen3-Coder reference reads them (prefixes:
+// "int64", "uint8", "number", "float32", "list[str]", "dict[str, int]"); case is ignored.
+ParamType ParamTypeFromName(std::string_view raw) {
+  std::string name(raw);
+  for (char& c : name)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const auto starts = [&](std::string_view prefix) { return name.starts_with(prefix); };
+  if (name == "string" || name == "str" || name == "text" || name == "varchar" || name == "char" ||
+      name == "enum") {
+    return ParamType::kString;
+  }
+  if (starts("int") || starts("uint") || starts("long") || starts("short") || starts("unsigned")) {
+    return ParamType::kInteger;
+  }
+  if (starts("num") || starts("float") || name == "double" || name == "decimal") {
+    return ParamType::kNumber;
+  }
+  if (name == "boolean" || name == "bool" || name == "binary") return ParamType::kBoolean;
+  if (name == "object" || starts("dict")) return ParamType::kObject;
+  if (name == "array" || name == "arr" || name == "sequence" || starts("list")) {
+    return ParamType::kArray;
+  }
+  if (name == "null") return ParamType::kNull;
+  return ParamType::kAny;
+}
+
 bool ToolSpec::callable() const {
   return type == "function" || type == "custom";
 }
 
 ParamType ToolSpec::TypeOf(std::string_view param) const {
+  const ToolParam* p = Param(param);
+  return p == nullptr ? ParamType::kAny : p->type;
+}
+
+const ToolParam* ToolSpec::Param(std::string_view param) const {
   for (const ToolParam& p : params) {
-    if (p.name == param) return p.type;
+    if (p.name == param) return &p;
   }
-  return ParamType::kAny;
+  return nullptr;
 }
 
 Expected<ToolSpec> MakeToolSpec(std::string name, std::string description,

@@ -40,7 +40,13 @@ struct ToolSpec {
 
   // The declared type of parameter `name`, or kAny when unknown.
   ParamType TypeOf(std::string_view param) const;
+  // Parameter `name`, or nullptr when the schema does not declare it.
+  const ToolParam* Param(std::string_view param) const;
 };
+
+// The ParamType of a schema type name: JSON Schema's names and the looser spellings tool
+// schemas carry ("int", "float", "double", "str", "bool", "dict", "list", …); kAny otherwise.
+ParamType ParamTypeFromName(std::string_view name);
 
 // Parses a JSON array of tool definitions in any of the shapes clients send: OpenAI Chat
 // ({"type":"function","function":{name, description, parameters}}), OpenAI Responses

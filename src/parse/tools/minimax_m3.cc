@@ -9,9 +9,15 @@
 // written as text. Decoding follows the tool's JSON Schema all the way down (properties,
 // items): string leaves stay text verbatim, typed leaves are parsed; where the schema says
 // nothing, a leaf that reads as a JSON number or true/false is that value and anything else is
-// a string, and children that are all `item` make an array (unless the schema says object).
+// a string, and children that are all `item` make an array (unless the schema says object;
+// where it says array, children of any tag are its elements). Repeated elements are an array:
+// a run of same-tag siblings in an object (`<k>a</k><k>b</k>` → "k": ["a", "b"]) and a
+// parameter written several times in a row, each element typed by the array's item schema;
+// where the schema gives the key another type, the first value wins, as for keys repeated
+// further apart. A nullable parameter's bare `null` is null.
 // Top-level string parameters stream as they arrive; other values are emitted when their
-// closing tag arrives. Inherent ambiguity of the format: an empty element is "" unless the
+// closing tag arrives (untyped and array-typed ones at the next tag, which tells whether the
+// parameter repeats). Inherent ambiguity of the format: an empty element is "" unless the
 // schema says object ({}) or array ([]). Reasoning (`<mm:think>`) is handled upstream.
 #include <algorithm>
 #include <memory>
@@ -50,10 +56,13 @@ class SchemaTree {
     return -1;
   }
   ParamType Type(int node) const { return node < 0 ? ParamType::kAny : nodes_[node].type; }
+  bool Nullable(int node) const { return node >= 0 && nodes_[node].nullable; }
+  // The schema of child element `tag`: a property, or for an array its items (elements are
+  // written as `item`, but any name is an element of an array).
   int Child(int node, std::string_view tag) const {
     if (node < 0) return -1;
     const Node& n = nodes_[node];
-    if (n.type == ParamType::kArray) return tag == "item" ? n.items : -1;
+    if (n.type == ParamType::kArray) return n.items;
     for (const auto& [key, id] : n.props) {
       if (key == tag) return id;
     }
@@ -63,48 +72,52 @@ class SchemaTree {
  private:
   struct Node {
     ParamType type = ParamType::kAny;
+    bool nullable = false;  // the schema also allows null
     int items = -1;
     std::vector<std::pair<std::string, int>> props;
   };
 
   static ParamType TypeName(const Json& t) {
-    const std::string s = t.is_string() ? t.get<std::string>() : "";
-    if (s == "string") return ParamType::kString;
-    if (s == "integer") return ParamType::kInteger;
-    if (s == "number") return ParamType::kNumber;
-    if (s == "boolean") return ParamType::kBoolean;
-    if (s == "object") return ParamType::kObject;
-    if (s == "array") return ParamType::kArray;
-    if (s == "null") return ParamType::kNull;
-    return ParamType::kAny;
+    return t.is_string() ? ParamTypeFromName(t.get<std::string>()) : ParamType::kAny;
   }
 
-  // The one non-null alternative of a type list or anyOf/oneOf, else the schema itself.
-  static const Json& Effective(const Json& schema) {
+  // The one non-null alternative of anyOf/oneOf (`nullable` set when there was a null one),
+  // else the schema itself.
+  static const Json& Effective(const Json& schema, bool& nullable) {
     for (const char* key : {"anyOf", "oneOf"}) {
       auto it = schema.find(key);
       if (it == schema.end() || !it->is_array()) continue;
       const Json* only = nullptr;
       int count = 0;
+      bool null = false;
       for (const Json& alt : *it) {
-        if (alt.is_object() && alt.contains("type") && alt["type"] == "null") continue;
+        if (alt.is_object() && alt.contains("type") && TypeName(alt["type"]) == ParamType::kNull) {
+          null = true;
+          continue;
+        }
         only = &alt;
         ++count;
       }
-      if (count == 1 && only->is_object()) return *only;
+      if (count == 1 && only->is_object()) {
+        nullable = nullable || null;
+        return *only;
+      }
     }
     return schema;
   }
 
   int Add(const Json& raw, int depth) {
     if (!raw.is_object() || depth > static_cast<int>(kMaxSchemaDepth)) return -1;
-    const Json& schema = Effective(raw);
     Node node;
+    const Json& schema = Effective(raw, node.nullable);
     if (auto t = schema.find("type"); t != schema.end()) {
       if (t->is_array()) {
         int count = 0;
         for (const Json& each : *t) {
-          if (TypeName(each) == ParamType::kNull) continue;
+          if (TypeName(each) == ParamType::kNull) {
+            node.nullable = true;
+            continue;
+          }
           node.type = TypeName(each);
           ++count;
         }
@@ -152,6 +165,8 @@ class M3InvokeDecoder final : public CallDecoder {
     committed_ = false;
     name_.clear();
     keys_.clear();
+    pending_ = false;
+    tokens_.clear();
     writer_.Reset();
   }
 
@@ -261,6 +276,7 @@ class M3InvokeDecoder final : public CallDecoder {
       sink.BeginCall(name_);
     }
     if (tag == "/invoke") {
+      if (!FlushPending(sink)) return Flow::kError;
       scratch_.clear();
       writer_.Close(scratch_);
       sink.Args(scratch_);
@@ -268,6 +284,13 @@ class M3InvokeDecoder final : public CallDecoder {
       return Flow::kDone;
     }
     if (tag[0] == '/') return Flow::kError;
+    if (pending_ && tag == pending_key_) {  // the same parameter again: one more element
+      occurrences_.push_back(tokens_.size());
+      stack_.assign(1, std::string(tag));
+      state_ = State::kValue;
+      return Flow::kContinue;
+    }
+    if (!FlushPending(sink)) return Flow::kError;
     StartValue(tag, sink);
     state_ = State::kValue;
     return Flow::kContinue;
@@ -277,14 +300,14 @@ class M3InvokeDecoder final : public CallDecoder {
     if (tag[0] != '/') {
       if (string_value_) return Flow::kError;
       stack_.emplace_back(tag);
-      tokens_.push_back({TokenKind::kOpen, std::string(tag)});
+      if (!skip_value_) tokens_.push_back({TokenKind::kOpen, std::string(tag)});
       state_ = State::kValue;
       return Flow::kContinue;
     }
     if (tag.substr(1) != stack_.back()) return Flow::kError;
     stack_.pop_back();
     if (!stack_.empty()) {
-      tokens_.push_back({TokenKind::kClose, {}});
+      if (!skip_value_) tokens_.push_back({TokenKind::kClose, {}});
       state_ = State::kValue;
       return Flow::kContinue;
     }
@@ -304,17 +327,27 @@ class M3InvokeDecoder final : public CallDecoder {
     return Flow::kContinue;
   }
 
+  // A top-level parameter opens. String parameters stream; others are decoded at their
+  // closing tag. An untyped or array-typed one is held until the next tag shows whether the
+  // same parameter follows again (repeated elements are the elements of an array).
   void StartValue(std::string_view key, CallSink& sink) {
     stack_.assign(1, std::string(key));
     tokens_.clear();
+    occurrences_.assign(1, 0);
     node_ = schemas_.Child(root_, key);
-    const ParamType type = ParamTypeOf(options_, name_, key);
-    string_value_ = type == ParamType::kString;
+    const ValueType type = ValueTypeOf(options_, name_, key);
+    string_value_ = type.type == ParamType::kString;
     skip_value_ = !keys_.emplace(key).second;  // a repeated key: the first value wins
     if (skip_value_) return;
+    const ParamType tree_type = schemas_.Type(node_);
+    if (!string_value_ && (tree_type == ParamType::kAny || tree_type == ParamType::kArray)) {
+      pending_ = true;
+      pending_key_.assign(key);
+      return;
+    }
     scratch_.clear();
     writer_.Key(scratch_, key);
-    if (string_value_) writer_.StringBegin(scratch_);
+    if (string_value_) string_.Start(ValueTrim::kNone, type.nullable, scratch_);
     sink.Args(scratch_);
   }
 
@@ -322,9 +355,9 @@ class M3InvokeDecoder final : public CallDecoder {
     if (text.empty() || skip_value_) return;
     if (string_value_) {
       scratch_.clear();
-      writer_.StringPart(scratch_, text);
-      sink.Args(scratch_);
-    } else if (!tokens_.empty() && tokens_.back().kind == TokenKind::kText) {
+      string_.Append(text, scratch_);
+      if (!scratch_.empty()) sink.Args(scratch_);
+    } else if (tokens_.size() > occurrences_.back() && tokens_.back().kind == TokenKind::kText) {
       tokens_.back().text.append(text);
     } else {
       tokens_.push_back({TokenKind::kText, std::string(text)});
@@ -332,12 +365,35 @@ class M3InvokeDecoder final : public CallDecoder {
   }
 
   bool EndValue(CallSink& sink) {
-    if (skip_value_) return true;
+    if (skip_value_ || pending_) return true;
     scratch_.clear();
     if (string_value_) {
-      writer_.StringEnd(scratch_);
+      string_.End(scratch_);
     } else {
-      if (!ValueJson(scratch_)) return false;
+      if (!ValueJson(0, tokens_.size(), node_, scratch_)) return false;
+    }
+    sink.Args(scratch_);
+    return true;
+  }
+
+  // Writes a held parameter: its one value, or the array of its repeated elements (each
+  // decoded by the array's item schema).
+  bool FlushPending(CallSink& sink) {
+    if (!pending_) return true;
+    pending_ = false;
+    scratch_.clear();
+    writer_.Key(scratch_, pending_key_);
+    if (occurrences_.size() == 1) {
+      if (!ValueJson(0, tokens_.size(), node_, scratch_)) return false;
+    } else {
+      const int item = schemas_.Child(node_, "item");
+      scratch_ += '[';
+      for (size_t k = 0; k < occurrences_.size(); ++k) {
+        const size_t end = k + 1 < occurrences_.size() ? occurrences_[k + 1] : tokens_.size();
+        if (k > 0) scratch_ += ", ";
+        if (!ValueJson(occurrences_[k], end, item, scratch_)) return false;
+      }
+      scratch_ += ']';
     }
     sink.Args(scratch_);
     return true;
@@ -349,62 +405,106 @@ class M3InvokeDecoder final : public CallDecoder {
   struct Element {
     int node = -1;  // schema node
     Shape shape = Shape::kLeaf;
+    bool same_prev = false;  // the previous sibling element has the same tag
+    bool same_next = false;  // so has the next one
+    bool merge = false;      // a run of same-tag siblings that becomes one array member
   };
 
-  // The JSON of the value's tokens (the content of the top-level element), appended to
-  // `out`; false when text is mixed with elements. Two passes with explicit stacks, so any
-  // depth and width decode in linear time: the first finds each element's shape (known
-  // only at its closing tag), the second writes the JSON front to back.
-  bool ValueJson(std::string& out) const {
-    std::vector<Element> elements(tokens_.size());  // indexed by kOpen token
-    Element root{node_, Shape::kLeaf};
-    if (!Shapes(elements, root)) return false;
+  // The JSON of tokens_[begin, end) (the content of one top-level element, schema `node`),
+  // appended to `out`; false when text is mixed with elements. Three passes with explicit
+  // stacks, so any depth and width decode in linear time: the first pairs each element with
+  // its neighbouring siblings, the second finds each element's shape (known only at its
+  // closing tag), the third writes the JSON front to back. In an object, a run of sibling
+  // elements with the same tag is one member whose value is the array of their values
+  // (`<k>a</k><k>b</k>` → "k": ["a", "b"]) unless the schema gives the member a type other
+  // than array; then, as for a key repeated further apart, the first value wins.
+  bool ValueJson(size_t begin, size_t end, int node, std::string& out) const {
+    std::vector<Element> elements(end - begin);  // indexed by kOpen token - begin
+    Siblings(begin, end, elements);
+    Element root{node, Shape::kLeaf};
+    if (!Shapes(begin, end, elements, root)) return false;
     if (root.shape == Shape::kLeaf) {
-      out += Leaf(LeafText(0), schemas_.Type(root.node));
+      out += Leaf(LeafText(begin, end), root.node);
       return true;
     }
     struct Open {
       Shape shape;
+      bool close_run = false;  // this element ends a run: `]` after its own closer
       bool first = true;
+      bool run_open = false;                           // objects: a run's array is open
       std::unordered_set<std::string_view> keys = {};  // objects: the first value of a key wins
     };
     std::vector<Open> stack;
     stack.push_back({root.shape});
     out += root.shape == Shape::kArray ? '[' : '{';
-    for (size_t i = 0; i < tokens_.size(); ++i) {
+    for (size_t i = begin; i < end; ++i) {
       const Token& token = tokens_[i];
       if (token.kind == TokenKind::kText) continue;  // whitespace between elements
       if (token.kind == TokenKind::kClose) {
         out += stack.back().shape == Shape::kArray ? ']' : '}';
+        if (stack.back().close_run) out += ']';
         stack.pop_back();
         continue;
       }
+      const Element& element = elements[i - begin];
       Open& parent = stack.back();
-      if (parent.shape == Shape::kObject && !parent.keys.insert(token.text).second) {
-        i = SkipElement(i);
-        continue;
-      }
-      if (!parent.first) out += ", ";
-      parent.first = false;
+      bool last_of_run = false;
       if (parent.shape == Shape::kObject) {
-        text::AppendJsonString(out, token.text);
-        out += ": ";
+        if (element.same_prev && parent.run_open) {
+          out += ", ";
+        } else {
+          if (!parent.keys.insert(token.text).second) {
+            i = SkipElement(i, end);
+            continue;
+          }
+          if (!parent.first) out += ", ";
+          parent.first = false;
+          text::AppendJsonString(out, token.text);
+          out += ": ";
+          parent.run_open = element.merge;
+          if (parent.run_open) out += '[';
+        }
+        last_of_run = parent.run_open && !element.same_next;
+        if (last_of_run) parent.run_open = false;
+      } else {
+        if (!parent.first) out += ", ";
+        parent.first = false;
       }
-      const Element& element = elements[i];
       if (element.shape == Shape::kLeaf) {
-        out += Leaf(LeafText(i + 1), schemas_.Type(element.node));
-        i = SkipElement(i);
+        out += Leaf(LeafText(i + 1, end), element.node);
+        if (last_of_run) out += ']';
+        i = SkipElement(i, end);
         continue;
       }
-      stack.push_back({element.shape});
+      stack.push_back({element.shape, last_of_run});
       out += element.shape == Shape::kArray ? '[' : '{';
     }
     out += stack.back().shape == Shape::kArray ? ']' : '}';
     return true;
   }
 
-  // First pass: the schema node and shape of every element (and of the root).
-  bool Shapes(std::vector<Element>& elements, Element& root) const {
+  // First pass: which elements have a sibling with the same tag right before or after them.
+  void Siblings(size_t begin, size_t end, std::vector<Element>& elements) const {
+    constexpr size_t kNone = static_cast<size_t>(-1);
+    std::vector<size_t> last_child{kNone};  // per open element: its last child so far
+    for (size_t i = begin; i < end; ++i) {
+      const Token& token = tokens_[i];
+      if (token.kind == TokenKind::kOpen) {
+        const size_t previous = last_child.back();
+        if (previous != kNone && tokens_[previous].text == token.text) {
+          elements[i - begin].same_prev = true;
+          elements[previous - begin].same_next = true;
+        }
+        last_child.back() = i;
+        last_child.push_back(kNone);
+      } else if (token.kind == TokenKind::kClose) {
+        last_child.pop_back();
+      }
+    }
+  }
+
+  // Second pass: the schema node and shape of every element (and of the root).
+  bool Shapes(size_t begin, size_t end, std::vector<Element>& elements, Element& root) const {
     struct Pending {
       Element* element;
       bool children = false;
@@ -415,11 +515,12 @@ class M3InvokeDecoder final : public CallDecoder {
     auto close = [this](Pending& p) {
       if (!p.children) return true;  // a leaf
       if (p.text) return false;      // text mixed with elements
-      const bool array = p.all_items && schemas_.Type(p.element->node) != ParamType::kObject;
+      const ParamType type = schemas_.Type(p.element->node);
+      const bool array = (p.all_items || type == ParamType::kArray) && type != ParamType::kObject;
       p.element->shape = array ? Shape::kArray : Shape::kObject;
       return true;
     };
-    for (size_t i = 0; i < tokens_.size(); ++i) {
+    for (size_t i = begin; i < end; ++i) {
       const Token& token = tokens_[i];
       Pending& top = stack.back();
       if (token.kind == TokenKind::kText) {
@@ -427,8 +528,16 @@ class M3InvokeDecoder final : public CallDecoder {
       } else if (token.kind == TokenKind::kOpen) {
         top.children = true;
         top.all_items = top.all_items && token.text == "item";
-        elements[i].node = schemas_.Child(top.element->node, token.text);
-        stack.push_back({&elements[i]});
+        Element& element = elements[i - begin];
+        const int parent = top.element->node;
+        element.node = schemas_.Child(parent, token.text);
+        if ((element.same_prev || element.same_next) &&
+            schemas_.Type(parent) != ParamType::kArray) {
+          const ParamType type = schemas_.Type(element.node);
+          element.merge = type == ParamType::kAny || type == ParamType::kArray;
+          if (element.merge) element.node = schemas_.Child(element.node, "item");
+        }
+        stack.push_back({&element});
       } else {
         if (!close(top)) return false;
         stack.pop_back();
@@ -438,26 +547,28 @@ class M3InvokeDecoder final : public CallDecoder {
   }
 
   // The text of a leaf whose content starts at tokens_[i].
-  std::string LeafText(size_t i) const {
+  std::string LeafText(size_t i, size_t end) const {
     std::string text;
-    for (; i < tokens_.size() && tokens_[i].kind == TokenKind::kText; ++i)
+    for (; i < end && tokens_[i].kind == TokenKind::kText; ++i)
       text += tokens_[i].text;
     return text;
   }
 
   // The index of the closing token of the element opened at tokens_[open].
-  size_t SkipElement(size_t open) const {
+  size_t SkipElement(size_t open, size_t end) const {
     size_t depth = 0;
-    for (size_t i = open; i < tokens_.size(); ++i) {
+    for (size_t i = open; i < end; ++i) {
       if (tokens_[i].kind == TokenKind::kOpen) ++depth;
       if (tokens_[i].kind == TokenKind::kClose && --depth == 0) return i;
     }
-    return tokens_.size();
+    return end;
   }
 
-  static std::string Leaf(std::string_view text, ParamType type) {
+  std::string Leaf(std::string_view text, int node) const {
+    const ParamType type = schemas_.Type(node);
     const std::string_view t = text::Trim(text);
     std::string out;
+    if (schemas_.Nullable(node) && t == "null") return "null";
     switch (type) {
       case ParamType::kString:
         break;
@@ -481,13 +592,16 @@ class M3InvokeDecoder final : public CallDecoder {
   bool committed_ = false;
   bool string_value_ = false;
   bool skip_value_ = false;
+  bool pending_ = false;  // a decoded parameter waits for the next tag (FlushPending)
   int root_ = -1;
   int node_ = -1;
-  std::string name_, tag_, scratch_;
+  std::string name_, tag_, scratch_, pending_key_;
   std::unordered_set<std::string> keys_;  // top-level keys seen in this call
   std::vector<std::string> stack_;
-  std::vector<Token> tokens_;
+  std::vector<Token> tokens_;        // the value being decoded (all elements of a held one)
+  std::vector<size_t> occurrences_;  // where each element of the held parameter starts
   ArgsWriter writer_;
+  StringValue string_;
 };
 
 std::unique_ptr<CallDecoder> MakeInvokeDecoder(const ToolParserOptions& options) {

@@ -1,6 +1,8 @@
 // step3p5 / step: the qwen parser on Step-3.5's layout
 //   <tool_call>\n<function=f>\n<parameter=k>\nv\n</parameter>\n</function>\n</tool_call>
-// (values stripped: `\nAustin\n` → "Austin"), plus Step's rule that a call repeating the
+// (one leading and one trailing newline of a string value are the template's layout and
+// dropped, `\nAustin\n` → "Austin"; the rest is verbatim, so indented code keeps its indent;
+// other values are stripped and typed), plus Step's rule that a call repeating the
 // previous call exactly is dropped (`a, a, a` → `a`; `a, b, a` stays three calls).
 // Streaming the collapse: a call whose name equals the previous call's is held back only while
 // its arguments are still a prefix of the previous call's arguments; the first differing byte
@@ -8,7 +10,9 @@
 // duplicates cost only their own length in delay. Equality is on the arguments text crux emits
 // (keys in source order), so the same arguments in another key order are not collapsed.
 // Generation usually stops at `</tool_call>` (a stop string): a call whose `</function>` came
-// is complete without it.
+// is complete without it. As for Qwen3-Coder, a missing `</parameter>` / `</function>` is
+// implied by the next `<parameter=`, `</function>` or `</tool_call>`, so a forgotten closing
+// tag never swallows the next parameter.
 #include <memory>
 
 #include "crux/parse/call_grammar.h"
@@ -23,10 +27,10 @@ const TagFamily& Family() {
       .container_open = "<tool_call>",
       .container_close = "</tool_call>",
       .container_json = true,
-      .container_calls = {&kFunctionSyntax},
-      .bare_calls = {&kFunctionSyntax},
+      .container_calls = {&kFunctionAutoCloseSyntax},
+      .bare_calls = {&kFunctionAutoCloseSyntax},
       .bracket = true,
-      .values = {ValueTrim::kStrip, Untyped::kJsonOrPython},
+      .values = {ValueTrim::kOneNewline, Untyped::kJsonOrPython},
       .dedup_consecutive = true,
   });
   return family;

@@ -196,13 +196,48 @@ class StringValueStream {
   std::string held_;  // trailing whitespace not yet known to be inside the value
 };
 
+// A parameter's schema type, and whether its schema also allows null (`["string", "null"]`,
+// `anyOf: [{…}, {"type": "null"}]`).
+struct ValueType {
+  ParamType type = ParamType::kAny;
+  bool nullable = false;
+};
+
+// The schema type of `param` of tool `tool` (kAny, not nullable, when unknown).
+ValueType ValueTypeOf(const ToolParserOptions& options, std::string_view tool,
+                      std::string_view param);
+
+// True when `text`, surrounding whitespace aside, is the bare word `null`.
+bool IsBareNull(std::string_view text);
+
+// Streams one string value with its quotes: `"…"`, or `null` when the parameter is nullable and
+// the whole value is the bare word null. For a nullable parameter the opening quote waits
+// until the text can no longer be `null` (at most the word and the whitespace around it);
+// otherwise it is written at Start.
+class StringValue {
+ public:
+  void Start(ValueTrim trim, bool nullable, std::string& out);
+  void Append(std::string_view text, std::string& out);
+  // The value cannot be null (it was written as CDATA, say).
+  void NotNull(std::string& out);
+  void End(std::string& out);
+
+ private:
+  StringValueStream stream_;
+  bool undecided_ = false;  // nullable, and all text so far is whitespace and a prefix of null
+  size_t matched_ = 0;      // bytes of "null" seen
+  std::string pending_;     // the text held while undecided
+};
+
 // ConvertValue, minus its undefined behaviour: toolkit's ConvertValue casts an integer-typed
 // value such as `2.5e20` or `1e400` to long long before checking its range. Such values are
 // returned as the JSON number they are, as ConvertValue means to.
 std::string ConvertTyped(std::string_view text, ParamType type, bool python_literals);
 
-// JSON text of a buffered (non-streamed) value of schema type `type`.
-std::string TypedValue(std::string_view text, ParamType type, const ValueRules& rules);
+// JSON text of a buffered (non-streamed) value of schema type `type`. A value that is not read
+// as JSON, a literal or a typed scalar is a string: its text trimmed by `rules.string_trim`,
+// like a string parameter's. A nullable parameter's bare `null` is null.
+std::string TypedValue(std::string_view text, ValueType type, const ValueRules& rules);
 
 // True when values of `type` stream as strings under `rules`.
 bool StreamsAsString(ParamType type, const ValueRules& rules);
@@ -238,7 +273,7 @@ class XmlCallDecoder final : public CallDecoder {
   Flow StepBetween(std::string_view rest, bool at_end, size_t& used, CallSink& sink);
   Flow StepKey(std::string_view rest, bool at_end, size_t& used);
   Flow StepAfterKey(std::string_view rest, bool at_end, size_t& used, CallSink& sink);
-  Flow StepValueStart(std::string_view rest, bool at_end, size_t& used);
+  Flow StepValueStart(std::string_view rest, bool at_end, size_t& used, CallSink& sink);
   Flow StepValue(std::string_view rest, bool at_end, size_t& used, CallSink& sink);
   Flow StepCdata(std::string_view rest, bool at_end, size_t& used, CallSink& sink);
   Flow StepAfterCdata(std::string_view rest, bool at_end, size_t& used, CallSink& sink);
@@ -259,11 +294,11 @@ class XmlCallDecoder final : public CallDecoder {
   bool committed_ = false;
   bool skip_value_ = false;    // a repeated key: its value is dropped (the first one wins)
   bool string_value_ = false;  // the value streams as a JSON string
-  ParamType type_ = ParamType::kAny;
+  ValueType type_;
   std::string name_, key_, value_, scratch_;
   std::unordered_set<std::string> keys_;  // keys seen in this call (a hash: calls may be wide)
   ArgsWriter writer_;
-  StringValueStream string_;
+  StringValue string_;
   text::JsonScanner json_;
 };
 

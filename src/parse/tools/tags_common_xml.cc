@@ -101,6 +101,67 @@ void StringValueStream::Append(std::string_view text, std::string& out) {
   }
 }
 
+ValueType ValueTypeOf(const ToolParserOptions& options, std::string_view tool,
+                      std::string_view param) {
+  const ToolSpec* spec = FindTool(options.tools, tool);
+  const ToolParam* p = spec == nullptr ? nullptr : spec->Param(param);
+  if (p == nullptr) return {};
+  return {p->type, p->nullable};
+}
+
+bool IsBareNull(std::string_view text) {
+  return text::Trim(text) == "null";
+}
+
+void StringValue::Start(ValueTrim trim, bool nullable, std::string& out) {
+  stream_.Start(trim);
+  undecided_ = nullable;
+  matched_ = 0;
+  pending_.clear();
+  if (!nullable) out.push_back('"');
+}
+
+void StringValue::Append(std::string_view text, std::string& out) {
+  if (!undecided_) {
+    stream_.Append(text, out);
+    return;
+  }
+  constexpr std::string_view kNull = "null";
+  size_t i = 0;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    const bool space = text::IsSpace(c);
+    if (space && (matched_ == 0 || matched_ == kNull.size())) continue;
+    if (matched_ < kNull.size() && c == kNull[matched_]) {
+      ++matched_;
+      continue;
+    }
+    break;  // this byte makes it a string
+  }
+  pending_.append(text.substr(0, i));
+  if (i == text.size()) return;
+  NotNull(out);
+  stream_.Append(text.substr(i), out);
+}
+
+void StringValue::NotNull(std::string& out) {
+  if (!undecided_) return;
+  undecided_ = false;
+  out.push_back('"');
+  stream_.Append(pending_, out);
+  pending_.clear();
+}
+
+void StringValue::End(std::string& out) {
+  if (undecided_ && matched_ == 4) {
+    out.append("null");
+    undecided_ = false;
+    return;
+  }
+  NotNull(out);
+  out.push_back('"');
+}
+
 bool StreamsAsString(ParamType type, const ValueRules& rules) {
   return type == ParamType::kString ||
          (type == ParamType::kAny && rules.untyped == Untyped::kString);
@@ -116,14 +177,41 @@ std::string ConvertTyped(std::string_view text, ParamType type, bool python_lite
   return ConvertValue(text, type, python_literals);
 }
 
-std::string TypedValue(std::string_view text, ParamType type, const ValueRules& rules) {
+namespace {
+
+// `text` trimmed as a string value of `trim` (whole, not streamed).
+std::string_view TrimAsString(std::string_view text, ValueTrim trim) {
+  switch (trim) {
+    case ValueTrim::kNone:
+      return text;
+    case ValueTrim::kOneNewline:
+      if (!text.empty() && text.front() == '\n') text.remove_prefix(1);
+      if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+      return text;
+    case ValueTrim::kStrip:
+      return text::Trim(text);
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string TypedValue(std::string_view text, ValueType type, const ValueRules& rules) {
   const std::string_view t = text::Trim(text);
-  if (type == ParamType::kString) {
-    std::string out;
-    text::AppendJsonString(out, t);
+  std::string out;
+  if (type.nullable && t == "null") return "null";
+  if (type.type == ParamType::kString) {
+    text::AppendJsonString(out, TrimAsString(text, rules.string_trim));
     return out;
   }
-  return ConvertTyped(t, type, rules.untyped == Untyped::kJsonOrPython);
+  out = ConvertTyped(t, type.type, rules.untyped == Untyped::kJsonOrPython);
+  // A string that the text was not written as (no quotes): the fallback for text that is not
+  // a value of the type. It keeps the whitespace a string parameter would keep.
+  if (!out.empty() && out[0] == '"' && !t.empty() && t[0] != '"' && t[0] != '\'') {
+    out.clear();
+    text::AppendJsonString(out, TrimAsString(text, rules.string_trim));
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -166,7 +254,7 @@ CallDecoder::Status XmlCallDecoder::Feed(std::string_view text, bool at_end, siz
         flow = StepAfterKey(rest, at_end, used, sink);
         break;
       case State::kValueStart:
-        flow = StepValueStart(rest, at_end, used);
+        flow = StepValueStart(rest, at_end, used, sink);
         break;
       case State::kValue:
         flow = StepValue(rest, at_end, used, sink);
@@ -294,13 +382,18 @@ XmlCallDecoder::Flow XmlCallDecoder::StepAfterKey(std::string_view rest, bool at
 
 // CDATA syntaxes: a value may open with <![CDATA[.
 XmlCallDecoder::Flow XmlCallDecoder::StepValueStart(std::string_view rest, bool at_end,
-                                                    size_t& used) {
+                                                    size_t& used, CallSink& sink) {
   const size_t n = std::min(rest.size(), kCdataOpen.size());
   if (rest.substr(0, n) == kCdataOpen.substr(0, n)) {
     if (n < kCdataOpen.size() && !at_end) return Flow::kWait;
     if (n == kCdataOpen.size()) {
       used = n;
       state_ = State::kCdata;
+      if (string_value_ && !skip_value_) {  // CDATA is text, never the bare word null
+        scratch_.clear();
+        string_.NotNull(scratch_);
+        if (!scratch_.empty()) sink.Args(scratch_);
+      }
       return Flow::kContinue;
     }
   }
@@ -372,18 +465,15 @@ void XmlCallDecoder::Commit(CallSink& sink) {
 }
 
 void XmlCallDecoder::StartValue(CallSink& sink) {
-  type_ = ParamTypeOf(options_, name_, key_);
+  type_ = ValueTypeOf(options_, name_, key_);
   skip_value_ = !keys_.insert(key_).second;  // a repeated key: the first value wins
-  string_value_ = StreamsAsString(type_, rules_);
+  string_value_ = StreamsAsString(type_.type, rules_);
   value_.clear();
   state_ = syntax_->syntax->cdata ? State::kValueStart : State::kValue;
   if (skip_value_) return;
   scratch_.clear();
   writer_.Key(scratch_, key_);
-  if (string_value_) {
-    writer_.StringBegin(scratch_);
-    string_.Start(rules_.string_trim);
-  }
+  if (string_value_) string_.Start(rules_.string_trim, type_.nullable, scratch_);
   sink.Args(scratch_);
 }
 
@@ -402,7 +492,7 @@ void XmlCallDecoder::EndValue(CallSink& sink) {
   if (skip_value_) return;
   scratch_.clear();
   if (string_value_) {
-    writer_.StringEnd(scratch_);
+    string_.End(scratch_);
   } else {
     scratch_ = TypedValue(value_, type_, rules_);
   }
