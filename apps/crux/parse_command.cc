@@ -29,6 +29,7 @@ struct ParseFlags {
   bool chunks = false;
   bool start_in_reasoning = false;
   bool no_start_in_reasoning = false;
+  bool no_tool_call_promotion = false;
 };
 
 int Fail(const std::string& message) {
@@ -133,6 +134,7 @@ int RunParse(const ParseFlags& flags) {
     reasoning = std::move(*created);
   }
   std::unique_ptr<parse::ToolParser> tools;
+  std::vector<parse::ToolCallBlock> promoted_blocks;
   if (!flags.tool_parser.empty() || !flags.tools_file.empty()) {
     parse::ToolParserOptions options;
     if (!flags.tools_file.empty()) {
@@ -144,16 +146,18 @@ int RunParse(const ParseFlags& flags) {
       if (!specs.ok()) return Fail("--tools " + flags.tools_file + ": " + specs.error().message());
       options.tools = std::move(*specs);
     }
-    auto created =
-        parse::CreateToolParser(flags.tool_parser.empty() ? "auto" : flags.tool_parser, options);
+    const std::string name = flags.tool_parser.empty() ? "auto" : flags.tool_parser;
+    auto created = parse::CreateToolParser(name, options);
     if (!created.ok()) return Fail(created.error().message());
     tools = std::move(*created);
+    const parse::ToolParserInfo* info = parse::FindParserInfo(parse::ToolParsers(), name);
+    if (!flags.no_tool_call_promotion && info != nullptr) promoted_blocks = info->promoted_blocks;
   }
 
   std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
   if (std::cin.bad()) return Fail("cannot read standard input");
 
-  parse::OutputParser parser(std::move(reasoning), std::move(tools));
+  parse::OutputParser parser(std::move(reasoning), std::move(tools), promoted_blocks);
   parse::EventSink sink;
   parse::ResultBuilder builder;
   std::string out;
@@ -212,6 +216,9 @@ void AddParseCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_flag("--no-start-in-reasoning", flags->no_start_in_reasoning,
                 "output starts outside reasoning (overrides the parser's default)")
       ->excludes(open);
+  cmd->add_flag("--no-tool-call-promotion", flags->no_tool_call_promotion,
+                "leave tool calls written inside reasoning in the reasoning (default: a closed "
+                "call block there goes to the tool parser, for families that list one)");
   cmd->callback([flags, &run] { run = [flags] { return RunParse(*flags); }; });
 }
 

@@ -101,6 +101,7 @@ Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
     reasoning = std::move(*created);
   }
   std::unique_ptr<parse::ToolParser> tools;
+  std::vector<parse::ToolCallBlock> promoted_blocks;
   if (const std::string name = ToolParserFor(request, config, overrides); !name.empty()) {
     parse::ToolParserOptions options;
     options.tools = request.tools;
@@ -111,8 +112,11 @@ Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
                    created.error().WithContext("tool_call_parser").message());
     }
     tools = std::move(*created);
+    const parse::ToolParserInfo* info = parse::FindParserInfo(parse::ToolParsers(), name);
+    if (config.tool_call_promotion && info != nullptr) promoted_blocks = info->promoted_blocks;
   }
-  p->parser_ = std::make_unique<parse::OutputParser>(std::move(reasoning), std::move(tools));
+  p->parser_ = std::make_unique<parse::OutputParser>(std::move(reasoning), std::move(tools),
+                                                     promoted_blocks);
   p->parser_->Reset();
   if (request.stream) p->encoder_ = protocol::MakeStreamEncoder(request, p->meta_);
   return p;

@@ -64,9 +64,13 @@ std::vector<FixtureCase> LoadFixtureFile(const std::string& file) {
       fc.name = c.value("name", "");
       fc.input = c.at("input").get<std::string>();
       if (c.contains("reasoning_parser")) fc.reasoning_parser = c["reasoning_parser"];
+      if (c.contains("tool_parser")) fc.tool_parser = c["tool_parser"];
       if (c.contains("tools")) fc.tools_json = c["tools"].dump();
       if (c.contains("options") && c["options"].contains("start_in_reasoning")) {
         fc.start_in_reasoning = c["options"]["start_in_reasoning"].get<bool>();
+      }
+      if (c.contains("options") && c["options"].contains("tool_call_promotion")) {
+        fc.tool_call_promotion = c["options"]["tool_call_promotion"].get<bool>();
       }
       fc.reasoning = OptionalString(c, "reasoning");
       fc.content = OptionalString(c, "content");
@@ -98,6 +102,7 @@ std::unique_ptr<parse::StreamParser> MakeParser(const FixtureCase& fixture) {
     reasoning = std::move(*created);
   }
   std::unique_ptr<parse::ToolParser> tools;
+  std::vector<parse::ToolCallBlock> promoted_blocks;
   if (!fixture.tool_parser.empty()) {
     parse::ToolParserOptions options;
     auto specs = parse::ParseToolSpecs(fixture.tools_json);
@@ -113,8 +118,12 @@ std::unique_ptr<parse::StreamParser> MakeParser(const FixtureCase& fixture) {
       return nullptr;
     }
     tools = std::move(*created);
+    const parse::ToolParserInfo* info =
+        parse::FindParserInfo(parse::ToolParsers(), fixture.tool_parser);
+    if (fixture.tool_call_promotion && info != nullptr) promoted_blocks = info->promoted_blocks;
   }
-  return std::make_unique<parse::OutputParser>(std::move(reasoning), std::move(tools));
+  return std::make_unique<parse::OutputParser>(std::move(reasoning), std::move(tools),
+                                               promoted_blocks);
 }
 
 ChunkedRun RunChunked(parse::StreamParser& parser, const std::vector<std::string>& chunks,

@@ -20,6 +20,12 @@ struct ReasoningParserInfo {
   std::unique_ptr<ReasoningParser> (*create)(const ReasoningOptions&);
 };
 
+// A tool-call block by its markers: `open` … `close` (e.g. `<tool_call>` … `</tool_call>`).
+struct ToolCallBlock {
+  std::string_view open;
+  std::string_view close;
+};
+
 struct ToolParserInfo {
   std::string_view name;
   std::vector<std::string_view> aliases;
@@ -29,6 +35,9 @@ struct ToolParserInfo {
   // Writes `calls` (arguments: JSON objects) the way the family's models write them — the
   // text the parser reads back into the same calls. Used by round-trip tests and benchmarks.
   std::string (*render)(const std::vector<ToolCall>& calls);
+  // Blocks the family's models also write inside reasoning; a closed one found there is
+  // promoted to the answer, where this parser extracts it (see OutputParser). Empty: none.
+  std::vector<ToolCallBlock> promoted_blocks = {};
 };
 
 // Sorts and removes duplicates.

@@ -6,13 +6,16 @@
 namespace crux::parse::tools {
 
 void AddTagFamilies(std::vector<ToolParserInfo>& table) {
+  // Qwen3-family, Nemotron and Step models also write this block inside reasoning.
+  const std::vector<ToolCallBlock> kToolCallBlock = {{"<tool_call>", "</tool_call>"}};
   table.push_back(
       {"hermes",
        {"nous"},
        "Hermes 2 Pro / Hermes 3, Qwen2.5, models trained on the Hermes format",
        "<tool_call>{\"name\": …, \"arguments\": {…}}</tool_call>; <function=f> XML; raw JSON",
        MakeHermesParser,
-       RenderHermes});
+       RenderHermes,
+       kToolCallBlock});
   table.push_back(
       {"qwen",
        {"qwen3"},
@@ -20,19 +23,22 @@ void AddTagFamilies(std::vector<ToolParserInfo>& table) {
        "<tool_call>{json}</tool_call> | <function=f><parameter=k>v</parameter></function> | "
        "[Calling tool: f({…})]",
        tags::MakeQwenParser,
-       tags::RenderQwen});
+       tags::RenderQwen,
+       kToolCallBlock});
   table.push_back({"qwen3_xml",
                    {"qwen3.5", "qwen3_coder"},
                    "Qwen3-Coder, Qwen3.5",
                    "<tool_call><function=f><parameter=k>\\nv\\n</parameter></function></tool_call>",
                    tags::MakeQwen3XmlParser,
-                   tags::RenderQwen3Xml});
+                   tags::RenderQwen3Xml,
+                   kToolCallBlock});
   table.push_back({"nemotron",
                    {"nemotron3"},
                    "NVIDIA Nemotron 3 (Nano)",
                    "<tool_call><function=f><parameter=k>v</parameter></function></tool_call>",
                    tags::MakeNemotronParser,
-                   tags::RenderNemotron});
+                   tags::RenderNemotron,
+                   kToolCallBlock});
   table.push_back(
       {"step3p5",
        {"step"},
@@ -40,7 +46,8 @@ void AddTagFamilies(std::vector<ToolParserInfo>& table) {
        "<tool_call><function=f><parameter=k>\\nv\\n</parameter></function></tool_call>; "
        "repeated calls collapsed",
        tags::MakeStep3p5Parser,
-       tags::RenderStep3p5});
+       tags::RenderStep3p5,
+       kToolCallBlock});
   table.push_back({"glm47",
                    {"glm4"},
                    "GLM-4.5, GLM-4.6, GLM-4.7",
@@ -60,7 +67,8 @@ void AddTagFamilies(std::vector<ToolParserInfo>& table) {
        "<minimax:tool_call><invoke name=\"f\"><parameter name=\"k\">v</parameter></invoke>"
        "</minimax:tool_call>",
        tags::MakeMinimaxParser,
-       tags::RenderMinimax});
+       tags::RenderMinimax,
+       {{"<minimax:tool_call>", "</minimax:tool_call>"}}});
   table.push_back({"minimax_m3",
                    {},
                    "MiniMax-M3",
