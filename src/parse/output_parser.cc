@@ -43,6 +43,7 @@ class ToolCallPromotion {
       open_ = hit.id;
       held_.assign(view.substr(hit.pos, hit.length));
       close_from_ = hit.length;
+      body_started_ = false;
       view = ContinueBlock(view.substr(hit.pos + hit.length), tools, out);
       if (open_ >= 0) return;
     }
@@ -52,16 +53,12 @@ class ToolCallPromotion {
   // reasoning after all.
   void EndSegment(EventSink& out) {
     if (!held_.empty()) Emit(held_, out);
-    held_.clear();
-    open_ = -1;
-    close_from_ = 0;
+    CloseBlock();
     trim_.StartPart("\n");
   }
 
   void Reset() {
-    held_.clear();
-    open_ = -1;
-    close_from_ = 0;
+    CloseBlock();
     trim_.Reset();
     promoted_ = 0;
   }
@@ -70,10 +67,25 @@ class ToolCallPromotion {
 
  private:
   // Appends `text` to the open block; on its close marker, promotes the block (or keeps it as
-  // reasoning when its body is not a call) and returns the text after it.
+  // reasoning when its body is not a call) and returns the text after it. A body that does not
+  // start like a call (`{` or `<` after whitespace) ends the block at once: it is prose that
+  // names the marker, and the reasoning streams on without waiting for a close marker.
   std::string_view ContinueBlock(std::string_view text, ToolParser& tools, EventSink& out) {
     const size_t before = held_.size();
     held_.append(text);
+    if (!body_started_) {
+      while (close_from_ < held_.size() && text::IsSpace(held_[close_from_]))
+        ++close_from_;
+      if (close_from_ == held_.size()) return {};
+      if (held_[close_from_] != '{' && held_[close_from_] != '<') {
+        // The deciding byte is new: earlier bytes of the block were all marker or whitespace.
+        const std::string_view rest = text.substr(close_from_ - before);
+        Emit(std::string_view(held_).substr(0, close_from_), out);
+        CloseBlock();
+        return rest;
+      }
+      body_started_ = true;
+    }
     const text::ScanResult hit =
         closes_[static_cast<size_t>(open_)].Scan(std::string_view(held_).substr(close_from_),
                                                  /*at_end=*/false);
@@ -90,13 +102,19 @@ class ToolCallPromotion {
     } else {
       Emit(block, out);
     }
-    open_ = -1;
-    close_from_ = 0;
-    held_.clear();
+    CloseBlock();
     return text.substr(end - before);
   }
 
-  // The body between the markers is a JSON object or XML markup, not prose.
+  void CloseBlock() {
+    held_.clear();
+    open_ = -1;
+    close_from_ = 0;
+    body_started_ = false;
+  }
+
+  // The body between the markers is a JSON object or XML markup, not prose (its start was
+  // checked as it arrived; the end is checked here).
   static bool LooksLikeCall(std::string_view block, const ToolCallBlock& markers) {
     const std::string_view body = text::Trim(block.substr(
         markers.open.size(), block.size() - markers.open.size() - markers.close.size()));
@@ -117,7 +135,8 @@ class ToolCallPromotion {
   std::string held_;                     // possible open-marker start, or the open block so far
   std::string work_;                     // held bytes joined with the next text
   int open_ = -1;                        // index of the open block, or -1
-  size_t close_from_ = 0;                // where the close-marker scan resumes in held_
+  size_t close_from_ = 0;      // where the body check or the close-marker scan resumes in held_
+  bool body_started_ = false;  // the block's first byte after whitespace is `{` or `<`
   text::TrimStream trim_;
   std::string scratch_;
   int promoted_ = 0;

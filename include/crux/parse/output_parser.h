@@ -6,8 +6,9 @@
 // found in reasoning whose body looks like a call (after whitespace: `{`…`}` or `<`…`>`) is
 // taken out of reasoning and fed to the tool parser as answer text, at the point where it
 // occurred. Streaming holds back only a possible start of an open marker, and an open block
-// until its close marker; a block still open when the reasoning ends (answer text follows, or
-// the stream ends) is reasoning after all. Reasoning is trimmed again around removed blocks.
+// whose body has begun like a call, until its close marker; a block still open when the
+// reasoning ends (answer text follows, or the stream ends) is reasoning after all. Reasoning
+// is trimmed again around removed blocks.
 #pragma once
 
 #include <memory>

@@ -67,6 +67,19 @@ TEST(OutputParserPromotion, CountsPromotedBlocks) {
   EXPECT_EQ(parser->stats().promoted_tool_calls, 1);
 }
 
+// Holding back is limited to what could still be a call: prose after the marker streams.
+TEST(OutputParserPromotion, ProseAfterTheMarkerIsNotHeld) {
+  auto parser = Make("qwen3", "hermes");
+  EventSink sink;
+  parser->Feed("<think>I should use <tool_call> to invoke the tool", sink);
+  ASSERT_EQ(sink.events().size(), 1u);
+  EXPECT_EQ(sink.events()[0].text, "I should use <tool_call> to invoke the tool");
+  sink.Clear();
+  parser->Feed(" now. <tool_call>\n{\"name\"", sink);
+  ASSERT_EQ(sink.events().size(), 1u);
+  EXPECT_EQ(sink.events()[0].text, " now.");  // the call's start is held until it closes
+}
+
 TEST(OutputParserPromotion, OffWithoutBlocks) {
   auto parser = Make("qwen3", "hermes", /*promote=*/false);
   EXPECT_FALSE(parser->promotes_tool_calls());
