@@ -3,9 +3,9 @@
 // (`thought` or `response`) that picks the channel and is never shown. Text before any marker
 // is content unless the prompt opened the thought channel (start_in_reasoning), in which case
 // a leading label may follow. Degenerate cycling (`<channel|>thought\n…<channel|>`) keeps
-// every thought in reasoning. A `<channel|>` in the answer that neither repeats the close
-// right before it (only whitespace between) nor carries a label is lone: kept verbatim in
-// content and counted, as in the think family.
+// every thought in reasoning. A `<channel|>` in the answer that closes no channel (not even
+// `<|channel>response`), does not repeat the close right before it (only whitespace between)
+// and carries no label is lone: kept verbatim in content and counted, as in the think family.
 #include <string_view>
 
 #include "crux/text/marker_set.h"
@@ -64,6 +64,7 @@ class Gemma4Parser final : public ReasoningParser {
     label_pending_ = start_in_reasoning_;
     lone_pending_ = false;
     just_closed_ = false;
+    channel_open_ = start_in_reasoning_;
     lone_end_markers_ = 0;
     if (in_reasoning_) writer_.StartReasoningBlock();
   }
@@ -103,10 +104,15 @@ class Gemma4Parser final : public ReasoningParser {
       pos += hit.length;
       // `<|channel>` opens a channel (thought unless labelled otherwise); `<channel|>` closes
       // it (answer unless labelled otherwise). Either may be followed by a label.
-      if (hit.id == kClose && !in_reasoning_) {
-        lone_pending_ = !just_closed_;
-      } else if (hit.id == kClose) {
-        just_closed_ = true;
+      if (hit.id == kOpen) {
+        channel_open_ = true;
+      } else {
+        if (in_reasoning_ || channel_open_) {
+          just_closed_ = true;  // closes a thought, or a `<|channel>response` channel
+        } else {
+          lone_pending_ = !just_closed_;
+        }
+        channel_open_ = false;
       }
       SwitchTo(hit.id == kOpen);
       label_pending_ = true;
@@ -135,7 +141,8 @@ class Gemma4Parser final : public ReasoningParser {
   bool in_reasoning_ = false;
   bool label_pending_ = false;
   bool lone_pending_ = false;  // a `<channel|>` in the answer waits for its label
-  bool just_closed_ = false;   // a `<channel|>` closed a thought, and only whitespace followed
+  bool just_closed_ = false;   // a `<channel|>` closed a channel, and only whitespace followed
+  bool channel_open_ = false;  // a `<|channel>` (any label) is not closed yet
   int lone_end_markers_ = 0;
 };
 
