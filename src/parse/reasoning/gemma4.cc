@@ -98,7 +98,7 @@ class Gemma4Parser final : public ReasoningParser {
       const text::ScanResult hit = Markers().Scan(view.substr(pos), at_end);
       const std::string_view plain = view.substr(pos, hit.pos);
       writer_.Write(in_reasoning_, plain, out);
-      if (!in_reasoning_ && !text::Trim(plain).empty()) just_closed_ = false;
+      if (just_closed_ && !in_reasoning_ && !text::Trim(plain).empty()) just_closed_ = false;
       pos += hit.pos;
       if (hit.status != text::ScanStatus::kFound) break;
       pos += hit.length;

@@ -56,7 +56,7 @@ class ThinkParser final : public ReasoningParser {
       const text::ScanResult hit = markers_.Scan(view.substr(pos), at_end);
       const std::string_view plain = view.substr(pos, hit.pos);
       writer_.Write(in_reasoning_, plain, out);
-      if (!in_reasoning_ && !text::Trim(plain).empty()) just_closed_ = false;
+      if (just_closed_ && !in_reasoning_ && !text::Trim(plain).empty()) just_closed_ = false;
       pos += hit.pos;
       if (hit.status != text::ScanStatus::kFound) break;
       pos += hit.length;
