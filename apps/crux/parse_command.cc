@@ -28,6 +28,7 @@ struct ParseFlags {
   bool chunks = false;
   bool start_in_reasoning = false;
   bool no_start_in_reasoning = false;
+  bool no_tool_call_promotion = false;
 };
 
 int Fail(const std::string& message) {
@@ -126,6 +127,7 @@ int RunParse(const ParseFlags& flags) {
   chain.reasoning_parser = flags.reasoning_parser;
   if (flags.start_in_reasoning) chain.reasoning.start_in_reasoning = true;
   if (flags.no_start_in_reasoning) chain.reasoning.start_in_reasoning = false;
+  chain.tool_call_promotion = !flags.no_tool_call_promotion;
   if (!flags.tool_parser.empty() || !flags.tools_file.empty()) {
     if (!flags.tools_file.empty()) {
       std::ifstream in(flags.tools_file, std::ios::binary);
@@ -206,6 +208,9 @@ void AddParseCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_flag("--no-start-in-reasoning", flags->no_start_in_reasoning,
                 "output starts outside reasoning (overrides the parser's default)")
       ->excludes(open);
+  cmd->add_flag("--no-tool-call-promotion", flags->no_tool_call_promotion,
+                "leave tool calls written inside reasoning in the reasoning (default: a closed "
+                "call block there goes to the tool parser, for families that list one)");
   cmd->callback([flags, &run] { run = [flags] { return RunParse(*flags); }; });
 }
 

@@ -25,6 +25,7 @@ struct ServeFlags {
   std::string reasoning_parser;
   std::string tool_parser;
   bool enable_auto_tool_choice = false;
+  bool no_tool_call_promotion = false;
   int default_thinking_budget = 0;
   size_t response_store_bytes = 64u << 20;
   double response_store_ttl_s = 86400;
@@ -50,6 +51,7 @@ int RunServe(ServeFlags& flags) {
   }
   flags.server.pipeline.reasoning_parser = flags.reasoning_parser;
   flags.server.pipeline.tool_parser = flags.tool_parser;
+  flags.server.pipeline.tool_call_promotion = !flags.no_tool_call_promotion;
   if (flags.default_thinking_budget > 0) {
     flags.server.pipeline.default_thinking_budget = flags.default_thinking_budget;
   }
@@ -126,6 +128,10 @@ void AddServeCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_flag("--enable-auto-tool-choice", flags->enable_auto_tool_choice,
                 "Accepted for vLLM compatibility: tool calls are parsed whenever a request "
                 "declares tools; requires --tool-call-parser");
+  cmd->add_flag("--no-tool-call-promotion", flags->no_tool_call_promotion,
+                "Leave tool calls that a model writes inside its reasoning in the reasoning "
+                "(default: a closed call block there is handed to the tool parser, for the "
+                "families that list one in docs/tool-parsers.md)");
   cmd->add_option("--api-key", s.api_key,
                   "Require this key (Authorization: Bearer KEY or x-api-key: KEY)");
   cmd->add_option("--served-model-name", s.served_model_name,

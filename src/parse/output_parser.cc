@@ -1,6 +1,164 @@
 #include "crux/parse/output_parser.h"
 
+#include "crux/text/marker_set.h"
+#include "crux/text/stream_buffer.h"
+
 namespace crux::parse {
+
+// The promotion stage between the reasoning and the tool parser (see output_parser.h). Its
+// input is the reasoning stage's events in order: reasoning text, and answer text that ends
+// the current reasoning segment. Cost per call is proportional to the text given, except that
+// an open block is held (and scanned once) until it closes or the segment ends.
+class ToolCallPromotion {
+ public:
+  explicit ToolCallPromotion(const std::vector<ToolCallBlock>& blocks) : blocks_(blocks) {
+    std::vector<std::string> opens;
+    for (const ToolCallBlock& b : blocks_) {
+      opens.emplace_back(b.open);
+      closes_.emplace_back(std::vector<std::string>{std::string(b.close)});
+    }
+    opens_ = text::MarkerSet(opens);
+  }
+
+  void Reasoning(std::string_view text, ToolParser& tools, EventSink& out) {
+    if (open_ >= 0) {
+      text = ContinueBlock(text, tools, out);
+      if (open_ >= 0) return;
+    }
+    std::string_view view = text;
+    if (!held_.empty()) {  // a possible start of an open marker, and what follows it
+      work_.assign(held_);
+      work_.append(text);
+      held_.clear();
+      view = work_;
+    }
+    while (true) {
+      const text::ScanResult hit = opens_.Scan(view, /*at_end=*/false);
+      Emit(view.substr(0, hit.pos), out);
+      if (hit.status == text::ScanStatus::kNone) return;
+      if (hit.status == text::ScanStatus::kPartial) {
+        held_.assign(view.substr(hit.pos));
+        return;
+      }
+      open_ = hit.id;
+      held_.assign(view.substr(hit.pos, hit.length));
+      close_from_ = hit.length;
+      body_started_ = false;
+      view = ContinueBlock(view.substr(hit.pos + hit.length), tools, out);
+      if (open_ >= 0) return;
+    }
+  }
+
+  // The reasoning segment ended: what is held (an open block or a possible marker start) is
+  // reasoning after all.
+  void EndSegment(EventSink& out) {
+    if (!held_.empty()) Emit(held_, out);
+    CloseBlock();
+    trim_.StartPart("\n");
+  }
+
+  void Reset() {
+    CloseBlock();
+    trim_.Reset();
+    promoted_ = 0;
+  }
+
+  int promoted() const { return promoted_; }
+
+ private:
+  // Appends `text` to the open block; on its close marker, promotes the block (or keeps it as
+  // reasoning when its body is not a call) and returns the text after it. A body that does not
+  // start like a call (`{` or `<` after whitespace) ends the block at once: it is prose that
+  // names the marker, and the reasoning streams on without waiting for a close marker.
+  std::string_view ContinueBlock(std::string_view text, ToolParser& tools, EventSink& out) {
+    const size_t before = held_.size();
+    held_.append(text);
+    if (!body_started_) {
+      while (close_from_ < held_.size() && text::IsSpace(held_[close_from_]))
+        ++close_from_;
+      if (close_from_ == held_.size()) return {};
+      if (held_[close_from_] != '{' && held_[close_from_] != '<') {
+        // The deciding byte is new: earlier bytes of the block were all marker or whitespace.
+        const std::string_view rest = text.substr(close_from_ - before);
+        Emit(std::string_view(held_).substr(0, close_from_), out);
+        CloseBlock();
+        return rest;
+      }
+      body_started_ = true;
+    }
+    const text::ScanResult hit =
+        closes_[static_cast<size_t>(open_)].Scan(std::string_view(held_).substr(close_from_),
+                                                 /*at_end=*/false);
+    if (hit.status != text::ScanStatus::kFound) {
+      close_from_ += hit.pos;  // resume at a possible start of the close marker
+      return {};
+    }
+    // The close marker ends inside `text`: it was not complete before.
+    const size_t end = close_from_ + hit.pos + hit.length;
+    const std::string_view block(held_.data(), end);
+    if (LooksLikeCall(block, blocks_[static_cast<size_t>(open_)])) {
+      tools.Feed(block, out);
+      ++promoted_;
+    } else {
+      Emit(block, out);
+    }
+    CloseBlock();
+    return text.substr(end - before);
+  }
+
+  void CloseBlock() {
+    held_.clear();
+    open_ = -1;
+    close_from_ = 0;
+    body_started_ = false;
+  }
+
+  // The body between the markers is a JSON object or XML markup, not prose (its start was
+  // checked as it arrived; the end is checked here).
+  static bool LooksLikeCall(std::string_view block, const ToolCallBlock& markers) {
+    const std::string_view body = text::Trim(block.substr(
+        markers.open.size(), block.size() - markers.open.size() - markers.close.size()));
+    return !body.empty() && (body.front() == '{' || body.front() == '<') &&
+           (body.back() == '}' || body.back() == '>');
+  }
+
+  // Reasoning out, trimmed at both ends of each segment (removed blocks leave whitespace).
+  void Emit(std::string_view text, EventSink& out) {
+    scratch_.clear();
+    trim_.Append(text, scratch_);
+    out.Reasoning(scratch_);
+  }
+
+  std::vector<ToolCallBlock> blocks_;
+  text::MarkerSet opens_;
+  std::vector<text::MarkerSet> closes_;  // per block
+  std::string held_;                     // possible open-marker start, or the open block so far
+  std::string work_;                     // held bytes joined with the next text
+  int open_ = -1;                        // index of the open block, or -1
+  size_t close_from_ = 0;      // where the body check or the close-marker scan resumes in held_
+  bool body_started_ = false;  // the block's first byte after whitespace is `{` or `<`
+  text::TrimStream trim_;
+  std::string scratch_;
+  int promoted_ = 0;
+};
+
+OutputParser::OutputParser(std::unique_ptr<ReasoningParser> reasoning,
+                           std::unique_ptr<ToolParser> tools,
+                           const std::vector<ToolCallBlock>& promoted_blocks)
+    : reasoning_(std::move(reasoning)), tools_(std::move(tools)) {
+  if (reasoning_ != nullptr && tools_ != nullptr && !promoted_blocks.empty()) {
+    promotion_ = std::make_unique<ToolCallPromotion>(promoted_blocks);
+  }
+}
+
+OutputParser::~OutputParser() = default;
+
+OutputParserStats OutputParser::stats() const {
+  OutputParserStats stats;
+  if (reasoning_ != nullptr) stats.lone_end_markers = reasoning_->lone_end_markers();
+  if (promotion_ != nullptr) stats.promoted_tool_calls = promotion_->promoted();
+  return stats;
+}
 
 void OutputParser::Feed(std::string_view delta, EventSink& out) {
   if (reasoning_ == nullptr) {
@@ -21,6 +179,7 @@ void OutputParser::Finish(EventSink& out) {
     stage_.Clear();
     reasoning_->Finish(stage_);
     Route(out);
+    if (promotion_ != nullptr) promotion_->EndSegment(out);
   }
   if (tools_ != nullptr) tools_->Finish(out);
 }
@@ -28,11 +187,19 @@ void OutputParser::Finish(EventSink& out) {
 void OutputParser::Reset() {
   if (reasoning_ != nullptr) reasoning_->Reset();
   if (tools_ != nullptr) tools_->Reset();
+  if (promotion_ != nullptr) promotion_->Reset();
   stage_.Clear();
 }
 
 void OutputParser::Route(EventSink& out) {
   for (const Event& e : stage_.events()) {
+    if (promotion_ != nullptr) {
+      if (e.kind == EventKind::kReasoning) {
+        promotion_->Reasoning(e.text, *tools_, out);
+        continue;
+      }
+      promotion_->EndSegment(out);
+    }
     if (e.kind == EventKind::kContent && tools_ != nullptr) {
       tools_->Feed(e.text, out);
     } else {

@@ -100,6 +100,7 @@ Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
   chain.reasoning.start_in_reasoning = PromptOpensReasoning(p->generate_.prompt);
   chain.tools.tools = request.tools;
   chain.tools.id_seed = config.id_seed;
+  chain.tool_call_promotion = config.tool_call_promotion;
   auto created = parse::CreateOutputParser(chain);
   if (!created.ok()) {  // a bad name in the request (or flags): the request is at fault
     return Error(ErrorCode::kInvalidArgument, created.error().message());

@@ -76,6 +76,16 @@ std::string Metrics::Render() const {
   out += "# TYPE crux_generation_tokens_total counter\n";
   out += "crux_generation_tokens_total " + std::to_string(completion_tokens_.load()) + "\n";
   out +=
+      "# HELP crux_reasoning_lone_end_markers_total Reasoning end markers with no block to close, "
+      "kept in the answer (the prompt may have opened a block the parser was not told about).\n";
+  out += "# TYPE crux_reasoning_lone_end_markers_total counter\n";
+  out += "crux_reasoning_lone_end_markers_total " + std::to_string(lone_end_markers_.load()) + "\n";
+  out +=
+      "# HELP crux_tool_calls_promoted_total Tool-call blocks found inside reasoning and handed "
+      "to the tool parser.\n";
+  out += "# TYPE crux_tool_calls_promoted_total counter\n";
+  out += "crux_tool_calls_promoted_total " + std::to_string(promoted_tool_calls_.load()) + "\n";
+  out +=
       "# HELP crux_cancelled_total Generations cancelled (client gone, client cut, deadline or "
       "shutdown).\n";
   out += "# TYPE crux_cancelled_total counter\n";

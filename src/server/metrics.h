@@ -1,4 +1,5 @@
-// Prometheus metrics of the server: request counts, tokens, latency histograms, active streams.
+// Prometheus metrics of the server: request counts, tokens, parser anomalies, latency
+// histograms, active streams.
 // Thread-safe (atomics); rendered in the Prometheus text format on GET /metrics.
 #pragma once
 
@@ -34,6 +35,12 @@ class Metrics {
     prompt_tokens_ += static_cast<uint64_t>(prompt);
     completion_tokens_ += static_cast<uint64_t>(completion);
   }
+  // What the parsers noticed in one generation: reasoning end markers kept as content for
+  // want of a block to close, and tool-call blocks promoted from reasoning to the answer.
+  void Parsed(int lone_end_markers, int promoted_tool_calls) {
+    lone_end_markers_ += static_cast<uint64_t>(lone_end_markers);
+    promoted_tool_calls_ += static_cast<uint64_t>(promoted_tool_calls);
+  }
   void StreamStarted() { ++active_streams_; }
   void StreamEnded() { --active_streams_; }
   void GenerationStarted() { ++active_generations_; }
@@ -52,6 +59,8 @@ class Metrics {
   std::array<std::array<std::atomic<uint64_t>, kStatusClasses>, kEndpointCount> requests_{};
   std::atomic<uint64_t> prompt_tokens_{0};
   std::atomic<uint64_t> completion_tokens_{0};
+  std::atomic<uint64_t> lone_end_markers_{0};
+  std::atomic<uint64_t> promoted_tool_calls_{0};
   std::atomic<uint64_t> cancelled_{0};
   std::atomic<uint64_t> clients_cut_{0};
   std::atomic<uint64_t> connections_refused_{0};

@@ -712,6 +712,8 @@ class Session {
     state_.metrics.GenerationEnded();
     const auto& usage = pipe.completion().usage;
     state_.metrics.Tokens(usage.prompt_tokens, usage.completion_tokens);
+    const parse::OutputParserStats parsed = pipe.parse_stats();
+    state_.metrics.Parsed(parsed.lone_end_markers, parsed.promoted_tool_calls);
   }
 
   void Log(int status, const pipeline::RequestPipeline& pipe) const {

@@ -62,9 +62,13 @@ std::vector<FixtureCase> LoadFixtureFile(const std::string& file) {
       fc.name = c.value("name", "");
       fc.input = c.at("input").get<std::string>();
       if (c.contains("reasoning_parser")) fc.reasoning_parser = c["reasoning_parser"];
+      if (c.contains("tool_parser")) fc.tool_parser = c["tool_parser"];
       if (c.contains("tools")) fc.tools_json = c["tools"].dump();
       if (c.contains("options") && c["options"].contains("start_in_reasoning")) {
         fc.start_in_reasoning = c["options"]["start_in_reasoning"].get<bool>();
+      }
+      if (c.contains("options") && c["options"].contains("tool_call_promotion")) {
+        fc.tool_call_promotion = c["options"]["tool_call_promotion"].get<bool>();
       }
       fc.reasoning = OptionalString(c, "reasoning");
       fc.content = OptionalString(c, "content");
@@ -95,6 +99,7 @@ std::unique_ptr<parse::StreamParser> MakeParser(const FixtureCase& fixture) {
   }
   chain.tools.tools = std::move(*specs);
   chain.tools.id_seed = 42;
+  chain.tool_call_promotion = fixture.tool_call_promotion;
   auto created = parse::CreateOutputParser(chain);
   if (!created.ok()) {
     ADD_FAILURE() << created.error().message();

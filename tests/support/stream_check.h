@@ -3,9 +3,11 @@
 // A fixture file (tests/fixtures/**.json) holds cases for one parser configuration:
 //   {"reasoning_parser": "qwen3", "tool_parser": "hermes", "tools": [...],
 //    "markers": ["<think>", "</think>"],
-//    "cases": [{"name": ..., "input": ..., "options": {"start_in_reasoning": true},
+//    "cases": [{"name": ..., "input": ...,
+//               "options": {"start_in_reasoning": true, "tool_call_promotion": false},
 //               "reasoning": ..., "content": ..., "tool_calls": [{"name": ..., "arguments":
 //               {...}}]}]}
+// A case may override "reasoning_parser", "tool_parser" and "tools".
 // `markers` lists strings that must never appear inside an event's text.
 #pragma once
 
@@ -34,6 +36,7 @@ struct FixtureCase {
   std::string tools_json = "[]";
   std::vector<std::string> markers;
   std::optional<bool> start_in_reasoning;
+  bool tool_call_promotion = true;  // as the server's default (--no-tool-call-promotion)
   std::string input;
   std::optional<std::string> reasoning;
   std::optional<std::string> content;

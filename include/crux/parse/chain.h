@@ -25,6 +25,9 @@ struct ParserChainOptions {
   std::string tool_parser;       // name or alias ("auto" included); "" = no tool parser
   ReasoningOptions reasoning;
   ToolParserOptions tools;  // also given to a channel format's parser, whichever name chose it
+  // Closed tool-call blocks the tool format declares (ToolParserInfo::promoted_blocks) found
+  // inside reasoning are promoted to the answer, where the tool parser reads them.
+  bool tool_call_promotion = true;
 };
 
 // The channel format that either name selects, or nullptr. The tool parser's name decides when

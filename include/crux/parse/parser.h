@@ -36,7 +36,12 @@ class StreamParser {
 // Splits reasoning from answer text. Emits only kReasoning and kContent events — except the
 // rows of channel formats (harmony, gpt_oss, muse_glimmer), which run the format's tool parser
 // and emit its tool-call events too (see crux/parse/chain.h).
-class ReasoningParser : public StreamParser {};
+class ReasoningParser : public StreamParser {
+ public:
+  // End markers seen outside reasoning with no block to close (kept as content) since the
+  // last Reset: a sign that the prompt opened a block the parser was not told about.
+  virtual int lone_end_markers() const { return 0; }
+};
 
 // Extracts tool calls from answer text. Emits kContent and kToolCall* events; families whose
 // format also carries reasoning channels (Harmony's analysis channel, Muse's `to=self`)

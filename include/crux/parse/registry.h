@@ -25,6 +25,12 @@ struct ReasoningParserInfo {
   std::string_view channel_parser = {};
 };
 
+// A tool-call block by its markers: `open` … `close` (e.g. `<tool_call>` … `</tool_call>`).
+struct ToolCallBlock {
+  std::string_view open;
+  std::string_view close;
+};
+
 // A chat-template needle pair for DetectToolParserFromTemplate: both strings (the second may
 // be empty) occur in the template. Rows are tried by ascending rank, most specific first.
 struct TemplateNeedles {
@@ -54,6 +60,9 @@ struct ToolParserInfo {
   // A channel format: the framing carries reasoning and content as well as calls, and this
   // parser emits all three, so no reasoning parser runs before it (see crux/parse/chain.h).
   bool channel = false;
+  // Blocks the family's models also write inside reasoning; a closed one found there is
+  // promoted to the answer, where this parser extracts it (see OutputParser). Empty: none.
+  std::vector<ToolCallBlock> promoted_blocks = {};
 };
 
 // Sorts and removes duplicates.

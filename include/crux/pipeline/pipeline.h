@@ -29,6 +29,9 @@ struct PipelineConfig {
   // Keeps finished Responses requests with `store` not false (nullptr: none). Shared by all
   // requests; thread-safe.
   std::shared_ptr<protocol::ResponseStore> response_store;
+  // Closed tool-call blocks inside reasoning go to the tool parser (--no-tool-call-promotion
+  // turns it off); only families whose registry row lists blocks promote.
+  bool tool_call_promotion = true;
 };
 
 // Per-request overrides of the server's parsers (request fields `reasoning_parser` and
@@ -73,6 +76,8 @@ class RequestPipeline {
   // Time-to-first-output bookkeeping for metrics: true once any frame with model output was
   // produced.
   bool produced_output() const { return produced_output_; }
+  // What the parsers noticed so far (lone reasoning end markers, promoted tool calls).
+  parse::OutputParserStats parse_stats() const { return parser_->stats(); }
 
  private:
   RequestPipeline() = default;

@@ -40,12 +40,16 @@ Expected<std::unique_ptr<OutputParser>> CreateOutputParser(const ParserChainOpti
     reasoning = std::move(*created);
   }
   std::unique_ptr<ToolParser> tools;
+  std::vector<ToolCallBlock> promoted_blocks;
   if (!tool_name.empty()) {
     auto created = CreateToolParser(tool_name, options.tools);
     if (!created.ok()) return created.error();
     tools = std::move(*created);
+    const ToolParserInfo* info = FindParserInfo(ToolParsers(), tool_name);
+    if (options.tool_call_promotion && info != nullptr) promoted_blocks = info->promoted_blocks;
   }
-  return std::make_unique<OutputParser>(std::move(reasoning), std::move(tools));
+  return std::make_unique<OutputParser>(std::move(reasoning), std::move(tools),
+                                        std::move(promoted_blocks));
 }
 
 }  // namespace crux::parse

@@ -3,7 +3,9 @@
 // (`thought` or `response`) that picks the channel and is never shown. Text before any marker
 // is content unless the prompt opened the thought channel (start_in_reasoning), in which case
 // a leading label may follow. Degenerate cycling (`<channel|>thought\n…<channel|>`) keeps
-// every thought in reasoning.
+// every thought in reasoning. A `<channel|>` in the answer that closes no channel (not even
+// `<|channel>response`), does not repeat the close right before it (only whitespace between)
+// and carries no label is lone: kept verbatim in content and counted, as in the think family.
 #include <string_view>
 
 #include "crux/text/marker_set.h"
@@ -60,8 +62,14 @@ class Gemma4Parser final : public ReasoningParser {
     writer_.Reset();
     in_reasoning_ = start_in_reasoning_;
     label_pending_ = start_in_reasoning_;
+    lone_pending_ = false;
+    just_closed_ = false;
+    channel_open_ = start_in_reasoning_;
+    lone_end_markers_ = 0;
     if (in_reasoning_) writer_.StartReasoningBlock();
   }
+
+  int lone_end_markers() const override { return lone_end_markers_; }
 
  private:
   static const text::MarkerSet& Markers() {
@@ -78,23 +86,48 @@ class Gemma4Parser final : public ReasoningParser {
         const Label label = ReadLabel(view.substr(pos), at_end, length);
         if (label == Label::kUndecided) break;
         label_pending_ = false;
+        const bool lone = lone_pending_;
+        lone_pending_ = false;
         if (label != Label::kNone) {
           SwitchTo(label == Label::kThought);
           pos += length;
           continue;
         }
+        if (lone) KeepLoneClose(out);
       }
       const text::ScanResult hit = Markers().Scan(view.substr(pos), at_end);
-      writer_.Write(in_reasoning_, view.substr(pos, hit.pos), out);
+      const std::string_view plain = view.substr(pos, hit.pos);
+      writer_.Write(in_reasoning_, plain, out);
+      if (just_closed_ && !in_reasoning_ && !text::Trim(plain).empty()) just_closed_ = false;
       pos += hit.pos;
       if (hit.status != text::ScanStatus::kFound) break;
       pos += hit.length;
       // `<|channel>` opens a channel (thought unless labelled otherwise); `<channel|>` closes
       // it (answer unless labelled otherwise). Either may be followed by a label.
+      if (hit.id == kOpen) {
+        channel_open_ = true;
+      } else {
+        if (in_reasoning_ || channel_open_) {
+          just_closed_ = true;  // closes a thought, or a `<|channel>response` channel
+        } else {
+          lone_pending_ = !just_closed_;
+        }
+        channel_open_ = false;
+      }
       SwitchTo(hit.id == kOpen);
       label_pending_ = true;
     }
+    if (at_end && lone_pending_) {  // the stream ended right after the marker
+      lone_pending_ = false;
+      KeepLoneClose(out);
+    }
     buffer_.Keep(pos);
+  }
+
+  void KeepLoneClose(EventSink& out) {
+    writer_.Content(Markers().marker(kClose), out);
+    just_closed_ = false;
+    ++lone_end_markers_;
   }
 
   void SwitchTo(bool reasoning) {
@@ -107,6 +140,10 @@ class Gemma4Parser final : public ReasoningParser {
   ChannelWriter writer_;
   bool in_reasoning_ = false;
   bool label_pending_ = false;
+  bool lone_pending_ = false;  // a `<channel|>` in the answer waits for its label
+  bool just_closed_ = false;   // a `<channel|>` closed a channel, and only whitespace followed
+  bool channel_open_ = false;  // a `<|channel>` (any label) is not closed yet
+  int lone_end_markers_ = 0;
 };
 
 }  // namespace

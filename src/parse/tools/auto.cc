@@ -127,6 +127,9 @@ const ToolParserInfo& AutoToolFormat() {
           "the first start marker of any family (see docs), or a bare JSON call / "
           "Python call list at the start",
       .create = MakeAutoParser,
+      // The blocks models of the detected families write inside reasoning.
+      .promoted_blocks = {{"<tool_call>", "</tool_call>"},
+                          {"<minimax:tool_call>", "</minimax:tool_call>"}},
   };
   return format;
 }

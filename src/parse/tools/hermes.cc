@@ -68,6 +68,8 @@ const ToolParserInfo& HermesToolFormat() {
       .grammar = &grammar,
       .detect_markers = {"<tool_call>"},
       .template_needles = {{370, "<tool_call>", ""}},
+      // Its models also write this block inside reasoning (promoted to the answer).
+      .promoted_blocks = {{"<tool_call>", "</tool_call>"}},
   };
   return format;
 }

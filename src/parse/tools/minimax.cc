@@ -87,6 +87,8 @@ const ToolParserInfo& MinimaxToolFormat() {
       .grammar = &grammar,
       .detect_markers = {"<minimax:tool_call>", "<tool_calls>"},
       .template_needles = {{90, "<minimax:tool_call>", ""}},
+      // Its models also write this block inside reasoning (promoted to the answer).
+      .promoted_blocks = {{"<minimax:tool_call>", "</minimax:tool_call>"}},
   };
   return format;
 }

@@ -60,6 +60,8 @@ const ToolParserInfo& NemotronToolFormat() {
       .create = tags::MakeNemotronParser,
       .grammar = &grammar,
       .template_needles = {{310, "truncate_history_thinking", "<parameter="}},
+      // Its models also write this block inside reasoning (promoted to the answer).
+      .promoted_blocks = {{"<tool_call>", "</tool_call>"}},
   };
   return format;
 }

@@ -62,6 +62,8 @@ const ToolParserInfo& QwenToolFormat() {
       .create = tags::MakeQwenParser,
       .grammar = &grammar,
       .detect_markers = {"[Calling tool:"},
+      // Its models also write this block inside reasoning (promoted to the answer).
+      .promoted_blocks = {{"<tool_call>", "</tool_call>"}},
   };
   return format;
 }

@@ -65,6 +65,8 @@ const ToolParserInfo& Qwen3XmlToolFormat() {
       .grammar = &grammar,
       .detect_markers = {"<tool_call>", "<function="},
       .template_needles = {{330, "<function=", "<parameter="}},
+      // Its models also write this block inside reasoning (promoted to the answer).
+      .promoted_blocks = {{"<tool_call>", "</tool_call>"}},
   };
   return format;
 }

@@ -73,6 +73,8 @@ const ToolParserInfo& Step3p5ToolFormat() {
       .create = tags::MakeStep3p5Parser,
       .grammar = &grammar,
       .template_needles = {{320, "<im_patch>", "<parameter="}},
+      // Its models also write this block inside reasoning (promoted to the answer).
+      .promoted_blocks = {{"<tool_call>", "</tool_call>"}},
   };
   return format;
 }

@@ -84,6 +84,36 @@ TEST_F(PipelineTest, SplitsReasoningAndToolCalls) {
   EXPECT_NE(p->Body().find("\"finish_reason\":\"tool_calls\""), std::string::npos);
 }
 
+// A call written inside reasoning reaches the client as a call unless promotion is off.
+TEST_F(PipelineTest, ToolCallsInsideReasoningArePromotedUnlessTurnedOff) {
+  const std::string body =
+      std::string(R"({"model":"m","messages":[{"role":"user","content":"x"}],)") + kTools + "}";
+  const char* text =
+      "<think>plan\n<tool_call>{\"name\": \"get_weather\", \"arguments\": {}}</tool_call>"
+      "</think>Sure.";
+  PipelineConfig config{"qwen3", "hermes", {}, 5, nullptr};
+  auto on = Make(body, config);
+  Run(*on, text);
+  ASSERT_EQ(on->result().tool_calls.size(), 1u);
+  EXPECT_EQ(on->result().reasoning, "plan");
+  EXPECT_EQ(on->completion().reason, parse::FinishReason::kToolCalls);
+  EXPECT_EQ(on->parse_stats().promoted_tool_calls, 1);
+  config.tool_call_promotion = false;
+  auto off = Make(body, config);
+  Run(*off, text);
+  EXPECT_TRUE(off->result().tool_calls.empty());
+  EXPECT_NE(off->result().reasoning->find("<tool_call>"), std::string::npos);
+  EXPECT_EQ(off->parse_stats().promoted_tool_calls, 0);
+}
+
+TEST_F(PipelineTest, LoneReasoningEndMarkersAreReported) {
+  PipelineConfig config{"qwen3", "", {}, 5, nullptr};
+  auto p = Make(R"({"model":"m","messages":[{"role":"user","content":"x"}]})", config);
+  Run(*p, "Checked the docs first.</think>It is 3.");
+  EXPECT_EQ(p->result().content, "Checked the docs first.</think>It is 3.");
+  EXPECT_EQ(p->parse_stats().lone_end_markers, 1);
+}
+
 TEST_F(PipelineTest, ToolChoiceNoneAndRequestsWithoutToolsAreNotParsed) {
   PipelineConfig config{"", "hermes", {}, 5, nullptr};
   auto none =
