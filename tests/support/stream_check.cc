@@ -13,6 +13,7 @@
 #include "crux/parse/output_parser.h"
 #include "crux/parse/reasoning/registry.h"
 #include "crux/parse/tools/registry.h"
+#include "crux/protocol/tools.h"
 
 namespace crux::testing {
 namespace {
@@ -100,7 +101,7 @@ std::unique_ptr<parse::StreamParser> MakeParser(const FixtureCase& fixture) {
   std::unique_ptr<parse::ToolParser> tools;
   if (!fixture.tool_parser.empty()) {
     parse::ToolParserOptions options;
-    auto specs = parse::ParseToolSpecs(fixture.tools_json);
+    auto specs = protocol::DecodeToolSpecs(fixture.tools_json);
     if (!specs.ok()) {
       ADD_FAILURE() << specs.error().message();
       return nullptr;

@@ -2,7 +2,6 @@
 
 #include "crux/parse/output_parser.h"
 #include "crux/parse/reasoning/registry.h"
-#include "crux/parse/tool_spec.h"
 
 namespace crux::parse {
 namespace {
@@ -71,41 +70,6 @@ TEST(DeltaAdapter, SeedSignature) {
   EXPECT_EQ(msg->reasoning, " more");
   EXPECT_EQ(msg->content, "content here");
   EXPECT_FALSE(adapter.Finalize().has_value());
-}
-
-TEST(ToolSpecs, ReadsEveryClientShape) {
-  auto tools = ParseToolSpecs(R"([
-    {"type": "function", "function": {"name": "get_weather", "description": "d",
-      "parameters": {"type": "object", "properties": {"city": {"type": "string"},
-        "days": {"type": "integer"}, "unit": {"enum": ["c", "f"]},
-        "note": {"type": ["string", "null"]}, "tags": {"type": "array"}}}}},
-    {"type": "function", "name": "get_time", "parameters": {"properties": {"tz": {"type": "string"}}}},
-    {"name": "search", "input_schema": {"properties": {"limit": {"type": "number"}}}},
-    {"type": "web_search"}
-  ])");
-  ASSERT_TRUE(tools.ok()) << tools.error().message();
-  ASSERT_EQ(tools->size(), 4u);
-  const ToolSpec& w = (*tools)[0];
-  EXPECT_EQ(w.name, "get_weather");
-  EXPECT_EQ(w.TypeOf("city"), ParamType::kString);
-  EXPECT_EQ(w.TypeOf("days"), ParamType::kInteger);
-  EXPECT_EQ(w.TypeOf("unit"), ParamType::kString);
-  EXPECT_EQ(w.TypeOf("note"), ParamType::kString);
-  EXPECT_EQ(w.TypeOf("tags"), ParamType::kArray);
-  EXPECT_EQ(w.TypeOf("missing"), ParamType::kAny);
-  EXPECT_EQ((*tools)[1].TypeOf("tz"), ParamType::kString);
-  EXPECT_EQ((*tools)[2].TypeOf("limit"), ParamType::kNumber);
-  EXPECT_EQ((*tools)[3].type, "web_search");
-  EXPECT_NE(FindTool(*tools, "get_time"), nullptr);
-  EXPECT_EQ(FindTool(*tools, "web_search"), nullptr);
-}
-
-TEST(ToolSpecs, BadToolsNameTheField) {
-  auto r = ParseToolSpecs(R"([{"type": "function", "function": {"parameters": {}}}])");
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message().find("tools[0].function.name"), std::string::npos);
-  EXPECT_FALSE(ParseToolSpecs("{").ok());
-  EXPECT_FALSE(ParseToolSpecs("{}").ok());
 }
 
 }  // namespace
