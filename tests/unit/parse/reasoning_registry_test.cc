@@ -31,6 +31,30 @@ TEST(ReasoningRegistry, UnknownNameListsAvailableParsers) {
   EXPECT_NE(r.error().message().find("gpt_oss"), std::string::npos);
 }
 
+// The start markers (what a prompt ends with when its template opened the reasoning block)
+// are the family's own: each one opens reasoning in the family's parser.
+TEST(ReasoningRegistry, StartMarkersOpenTheFamilysReasoning) {
+  for (const ReasoningParserInfo& info : ReasoningParsers()) {
+    for (std::string_view marker : info.start_markers) {
+      auto parser = std::move(*CreateReasoningParser(info.name));
+      ParseResult r = ParseComplete(*parser, std::string(marker) + "\nplan");
+      EXPECT_EQ(r.reasoning, "plan") << info.name << " " << marker;
+      EXPECT_FALSE(r.content.has_value()) << info.name << " " << marker;
+    }
+  }
+  auto markers = [](std::string_view name) {
+    return FindParserInfo(ReasoningParsers(), name)->start_markers;
+  };
+  using Markers = std::vector<std::string_view>;
+  EXPECT_EQ(markers("qwen3"), Markers{"<think>"});
+  EXPECT_EQ(markers("deepseek_r1"), Markers{"<think>"});
+  EXPECT_EQ(markers("magistral"), Markers{"[THINK]"});
+  EXPECT_EQ(markers("gemma4"), Markers{"<|channel>thought"});
+  EXPECT_EQ(markers("command_r7b"), Markers{"<|START_THINKING|>"});
+  EXPECT_EQ(markers("apertus"), Markers{"<|inner_prefix|>"});
+  EXPECT_TRUE(markers("gpt_oss").empty());  // Harmony output names its channel itself
+}
+
 TEST(ReasoningParser, ReusableAfterReset) {
   auto parser = std::move(*CreateReasoningParser("qwen3"));
   ParseResult first = ParseComplete(*parser, "<think>a</think>b");
