@@ -8,28 +8,29 @@ namespace crux::pipeline {
 namespace {
 
 // The reasoning parser to run, or "" for none.
-std::string ReasoningParserFor(const protocol::ChatRequest& request, const PipelineConfig& config,
-                               const ParserOverrides& overrides) {
-  std::string name = overrides.reasoning_parser.value_or(config.reasoning_parser);
+std::string ReasoningParserFor(const protocol::ChatRequest& request, const PipelineConfig& config) {
+  std::string name = request.reasoning_parser.value_or(config.reasoning_parser);
   if (request.enable_thinking.has_value() && !*request.enable_thinking) return "";
   return name;
 }
 
 // The tool parser to run, or "" for none: only when the request declares tools and
 // tool_choice is not "none".
-std::string ToolParserFor(const protocol::ChatRequest& request, const PipelineConfig& config,
-                          const ParserOverrides& overrides) {
+std::string ToolParserFor(const protocol::ChatRequest& request, const PipelineConfig& config) {
   if (request.tools.empty() || request.tool_choice.mode == protocol::ToolChoiceMode::kNone) {
     return "";
   }
-  std::string name = overrides.tool_parser.value_or(config.tool_parser);
+  std::string name = request.tool_parser.value_or(config.tool_parser);
   return name.empty() ? "auto" : name;
 }
 
-// When the rendered prompt ends inside an opened reasoning block, the output starts in it.
-std::optional<bool> PromptOpensReasoning(std::string_view prompt) {
+// When the rendered prompt ends with the family's start marker (the template opened the
+// reasoning block), the output starts inside it.
+std::optional<bool> PromptOpensReasoning(std::string_view parser, std::string_view prompt) {
+  const parse::ReasoningParserInfo* info = parse::FindParserInfo(parse::ReasoningParsers(), parser);
+  if (info == nullptr) return std::nullopt;  // an unknown name: creating the parser reports it
   const std::string_view tail = text::TrimRight(prompt);
-  for (std::string_view marker : {"<think>", "[THINK]", "<|channel>thought"}) {
+  for (std::string_view marker : info->start_markers) {
     if (tail.size() >= marker.size() && tail.substr(tail.size() - marker.size()) == marker) {
       return true;
     }
@@ -57,8 +58,7 @@ parse::FinishReason MapReason(engine::StopReason reason, bool has_calls) {
 
 Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
     const protocol::ChatRequest& request, const PipelineConfig& config,
-    const ParserOverrides& overrides, const protocol::ResponseMeta& meta,
-    const engine::Engine& engine) {
+    const protocol::ResponseMeta& meta, const engine::Engine& engine) {
   if (request.tool_choice.mode == protocol::ToolChoiceMode::kNamed &&
       parse::FindTool(request.tools, request.tool_choice.name) == nullptr) {
     std::string declared;
@@ -81,18 +81,15 @@ Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
   p->generate_.model = request.model;
   p->generate_.max_tokens = request.max_tokens.value_or(0);
   p->generate_.stop = request.stop;
-  for (const protocol::Message& m : request.messages) {
-    if (m.role == protocol::Role::kAssistant) ++p->generate_.prior_assistant_turns;
-  }
   if (request.temperature) p->generate_.sampling.temperature = *request.temperature;
   if (request.top_p) p->generate_.sampling.top_p = *request.top_p;
   if (request.top_k) p->generate_.sampling.top_k = *request.top_k;
   if (request.seed) p->generate_.sampling.seed = *request.seed;
 
   std::unique_ptr<parse::ReasoningParser> reasoning;
-  if (const std::string name = ReasoningParserFor(request, config, overrides); !name.empty()) {
+  if (const std::string name = ReasoningParserFor(request, config); !name.empty()) {
     parse::ReasoningOptions options;
-    options.start_in_reasoning = PromptOpensReasoning(p->generate_.prompt);
+    options.start_in_reasoning = PromptOpensReasoning(name, p->generate_.prompt);
     auto created = parse::CreateReasoningParser(name, options);
     if (!created.ok()) {  // a bad name in the request (or flags): the request is at fault
       return Error(ErrorCode::kInvalidArgument,
@@ -101,7 +98,7 @@ Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
     reasoning = std::move(*created);
   }
   std::unique_ptr<parse::ToolParser> tools;
-  if (const std::string name = ToolParserFor(request, config, overrides); !name.empty()) {
+  if (const std::string name = ToolParserFor(request, config); !name.empty()) {
     parse::ToolParserOptions options;
     options.tools = request.tools;
     options.id_seed = config.id_seed;
@@ -120,6 +117,10 @@ Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
 
 void RequestPipeline::Begin(std::string& out) {
   if (encoder_) encoder_->Begin(out);
+}
+
+void RequestPipeline::KeepAlive(std::string& out) const {
+  if (encoder_) out += encoder_->KeepAlive();
 }
 
 void RequestPipeline::Route(const std::vector<parse::Event>& events, std::string& out) {
