@@ -82,9 +82,10 @@ struct ChatRequest {
   std::string chat_template_kwargs_json = "{}";  // JSON object passed to the chat template
 
   // crux extension, every API: the request names its own parsers (top-level
-  // `reasoning_parser` and `tool_call_parser`, any registered name or alias; "" turns that
-  // parsing off) instead of the server's --reasoning-parser / --tool-call-parser. nullopt:
-  // the server's choice. The pipeline checks the names.
+  // `reasoning_parser` and `tool_call_parser`, any registered name or alias) instead of the
+  // server's --reasoning-parser / --tool-call-parser; an empty reasoning_parser turns
+  // reasoning parsing off, an empty tool_call_parser means "auto". nullopt: the server's
+  // choice. The pipeline checks the names.
   std::optional<std::string> reasoning_parser;
   std::optional<std::string> tool_parser;
 
