@@ -68,7 +68,7 @@ double RunOnce(protocol::Api api, const std::vector<std::string>& tokens, engine
   config.reasoning_parser = "qwen3";
   config.tool_parser = "hermes";
   protocol::ResponseMeta meta{"id", 0, "m"};
-  auto pipe = std::move(*pipeline::RequestPipeline::Create(*request, config, {}, meta, eng));
+  auto pipe = std::move(*pipeline::RequestPipeline::Create(*request, config, meta, eng));
   std::string out, frame;
   const auto t0 = Clock::now();
   pipe->Begin(out);

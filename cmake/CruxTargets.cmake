@@ -25,13 +25,49 @@ if(CRUX_SANITIZE)
   endif()
 endif()
 
-# crux_library(<name> SOURCES ... DEPS ...): one module folder = one target crux_<name>.
+# crux_library(<name> SOURCES ... DEPS ...): one module folder = one target crux_<name>, in
+# src/<name with "_" as "/"> (parse_tools: src/parse/tools/). Public headers are in include/;
+# the module's private headers are reachable only from its own sources: the target's private
+# include directory holds links to them alone (see crux_stage_private_headers), so including
+# another module's private header does not compile.
 function(crux_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
   add_library(crux_${name} STATIC ${ARG_SOURCES})
   target_include_directories(crux_${name}
     PUBLIC ${PROJECT_SOURCE_DIR}/include
-    PRIVATE ${PROJECT_SOURCE_DIR}/src)
+    PRIVATE ${CMAKE_BINARY_DIR}/private/crux_${name})
   target_compile_options(crux_${name} PRIVATE ${CRUX_WARNINGS})
   target_link_libraries(crux_${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+  set_property(GLOBAL APPEND PROPERTY CRUX_MODULES ${name})
+endfunction()
+
+# Called once after every crux_library(): links each module's private headers
+# (src/<folder>/**.h, less the folders of modules nested in it) into
+# <build>/private/crux_<name>/<same path>, so `#include "server/session.h"` resolves in
+# crux_server and nowhere else. Unit and fuzz tests keep src/ on their path (they may test
+# internals); tests/lint/include_check.cmake holds them, apps/ and bench/ to the same rule.
+function(crux_stage_private_headers)
+  get_property(modules GLOBAL PROPERTY CRUX_MODULES)
+  set(src ${PROJECT_SOURCE_DIR}/src)
+  foreach(name IN LISTS modules)
+    string(REPLACE "_" "/" folder ${name})
+    set(dir ${CMAKE_BINARY_DIR}/private/crux_${name})
+    file(REMOVE_RECURSE ${dir})
+    file(MAKE_DIRECTORY ${dir})
+    file(GLOB_RECURSE headers CONFIGURE_DEPENDS RELATIVE ${src} ${src}/${folder}/*.h)
+    foreach(header IN LISTS headers)
+      set(own TRUE)
+      foreach(other IN LISTS modules)
+        string(REPLACE "_" "/" other_folder ${other})
+        if(other_folder MATCHES "^${folder}/" AND header MATCHES "^${other_folder}/")
+          set(own FALSE)  # a nested module's header
+        endif()
+      endforeach()
+      if(own)
+        get_filename_component(parent ${dir}/${header} DIRECTORY)
+        file(MAKE_DIRECTORY ${parent})
+        file(CREATE_LINK ${src}/${header} ${dir}/${header} SYMBOLIC)
+      endif()
+    endforeach()
+  endforeach()
 endfunction()

@@ -13,8 +13,9 @@
 #include "crux/parse/chain.h"
 #include "crux/parse/output_parser.h"
 #include "crux/parse/result.h"
+#include "crux/protocol/tools.h"
+#include "crux/text/json_dump.h"
 #include "crux/text/json_text.h"
-#include "text/json_dump.h"
 
 namespace crux::app {
 namespace {
@@ -134,7 +135,7 @@ int RunParse(const ParseFlags& flags) {
       if (!in) return Fail("cannot read --tools file " + flags.tools_file);
       const std::string text((std::istreambuf_iterator<char>(in)),
                              std::istreambuf_iterator<char>());
-      auto specs = parse::ParseToolSpecs(text);
+      auto specs = protocol::DecodeToolSpecs(text);
       if (!specs.ok()) return Fail("--tools " + flags.tools_file + ": " + specs.error().message());
       chain.tools.tools = std::move(*specs);
     }

@@ -32,6 +32,20 @@ size_t NextPieceLength(std::string_view text, size_t pos) {
   return std::min(len, text.size() - pos);
 }
 
+}  // namespace
+
+int PriorAssistantTurns(std::string_view prompt, std::string_view marker) {
+  if (marker.empty()) return 0;
+  int count = 0;
+  for (size_t at = prompt.find(marker); at != std::string_view::npos;
+       at = prompt.find(marker, at + marker.size())) {
+    ++count;
+  }
+  return std::max(0, count - 1);
+}
+
+namespace {
+
 // Mutable per-request state; owned by the engine thread while active.
 struct MockState {
   GenerateRequest request;
@@ -87,8 +101,9 @@ class MockEngine final : public Engine {
     }
     if (request.max_tokens <= 0) request.max_tokens = options_.default_max_tokens;
     const int prompt = CountTokens(request.model, request.prompt);
-    const size_t turn = std::min(script->turns.size() - 1,
-                                 static_cast<size_t>(std::max(0, request.prior_assistant_turns)));
+    const size_t prior =
+        static_cast<size_t>(PriorAssistantTurns(request.prompt, options_.assistant_turn_marker));
+    const size_t turn = std::min(script->turns.size() - 1, prior);
     auto state = std::make_shared<MockState>(std::move(request), std::move(sink),
                                              script->turns[turn], prompt);
     {

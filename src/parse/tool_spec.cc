@@ -4,8 +4,6 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "text/json_dump.h"
-
 namespace crux::parse {
 namespace {
 
@@ -65,53 +63,6 @@ ToolParam ReadParam(const std::string& name, const Json& schema, int depth = 0) 
     if (non_null == 1) param.type = found;
   }
   return param;
-}
-
-Expected<ToolSpec> SpecFromJson(const Json& tool, size_t position) {
-  const std::string where = "tools[" + std::to_string(position) + "]";
-  if (!tool.is_object()) {
-    return Error(ErrorCode::kInvalidArgument, where + " must be an object");
-  }
-  std::string type = "function";
-  if (auto t = tool.find("type"); t != tool.end()) {
-    if (!t->is_string())
-      return Error(ErrorCode::kInvalidArgument, where + ".type must be a string");
-    type = t->get<std::string>();
-  }
-  const Json* fn = &tool;
-  std::string prefix = where;
-  if (auto f = tool.find("function"); f != tool.end()) {
-    if (!f->is_object()) {
-      return Error(ErrorCode::kInvalidArgument, where + ".function must be an object");
-    }
-    fn = &*f;
-    prefix += ".function";
-  }
-  auto name = fn->find("name");
-  if (name == fn->end() || !name->is_string() || name->get<std::string>().empty()) {
-    if (type != "function") {  // e.g. {"type": "web_search"}: kept, never callable
-      ToolSpec spec;
-      spec.type = type;
-      return spec;
-    }
-    return Error(ErrorCode::kInvalidArgument, prefix + ".name must be a non-empty string");
-  }
-  std::string description;
-  if (auto d = fn->find("description"); d != fn->end() && d->is_string()) {
-    description = d->get<std::string>();
-  }
-  std::string parameters = "{}";
-  for (const char* key : {"parameters", "input_schema"}) {
-    auto p = fn->find(key);
-    if (p == fn->end() || p->is_null()) continue;
-    if (!p->is_object()) {
-      return Error(ErrorCode::kInvalidArgument, prefix + "." + key + " must be an object");
-    }
-    parameters = text::JsonDump(*p);  // no recursion: a --tools file may nest deeply
-  }
-  auto spec = MakeToolSpec(name->get<std::string>(), std::move(description), parameters);
-  if (spec.ok()) spec->type = type;
-  return spec;
 }
 
 }  // namespace
@@ -176,19 +127,6 @@ Expected<ToolSpec> MakeToolSpec(std::string name, std::string description,
     }
   }
   return spec;
-}
-
-Expected<std::vector<ToolSpec>> ParseToolSpecs(std::string_view json) {
-  Json doc = Json::parse(json, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return Error(ErrorCode::kParse, "tools are not valid JSON");
-  if (!doc.is_array()) return Error(ErrorCode::kInvalidArgument, "tools must be a JSON array");
-  std::vector<ToolSpec> tools;
-  for (size_t i = 0; i < doc.size(); ++i) {
-    auto spec = SpecFromJson(doc[i], i);
-    if (!spec.ok()) return spec.error();
-    tools.push_back(std::move(*spec));
-  }
-  return tools;
 }
 
 const ToolSpec* FindTool(const std::vector<ToolSpec>& tools, std::string_view name) {

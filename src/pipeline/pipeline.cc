@@ -1,6 +1,7 @@
 #include "crux/pipeline/pipeline.h"
 
 #include "crux/parse/chain.h"
+#include "crux/parse/reasoning/registry.h"
 #include "crux/text/stream_buffer.h"
 
 namespace crux::pipeline {
@@ -8,9 +9,8 @@ namespace {
 
 // The reasoning parser to run, or "" for none. A channel format (harmony, muse_glimmer) runs
 // even with thinking disabled: its framing is there either way and must not reach content.
-std::string ReasoningParserFor(const protocol::ChatRequest& request, const PipelineConfig& config,
-                               const ParserOverrides& overrides) {
-  std::string name = overrides.reasoning_parser.value_or(config.reasoning_parser);
+std::string ReasoningParserFor(const protocol::ChatRequest& request, const PipelineConfig& config) {
+  std::string name = request.reasoning_parser.value_or(config.reasoning_parser);
   if (request.enable_thinking.has_value() && !*request.enable_thinking &&
       parse::FindChannelFormat(name, "") == nullptr) {
     return "";
@@ -20,9 +20,8 @@ std::string ReasoningParserFor(const protocol::ChatRequest& request, const Pipel
 
 // The tool parser to run, or "" for none: only when the request declares tools and
 // tool_choice is not "none" — except a channel format, which reads the whole output.
-std::string ToolParserFor(const protocol::ChatRequest& request, const PipelineConfig& config,
-                          const ParserOverrides& overrides) {
-  std::string name = overrides.tool_parser.value_or(config.tool_parser);
+std::string ToolParserFor(const protocol::ChatRequest& request, const PipelineConfig& config) {
+  std::string name = request.tool_parser.value_or(config.tool_parser);
   if (parse::FindChannelFormat("", name) != nullptr) return name;
   if (request.tools.empty() || request.tool_choice.mode == protocol::ToolChoiceMode::kNone) {
     return "";
@@ -30,10 +29,13 @@ std::string ToolParserFor(const protocol::ChatRequest& request, const PipelineCo
   return name.empty() ? "auto" : name;
 }
 
-// When the rendered prompt ends inside an opened reasoning block, the output starts in it.
-std::optional<bool> PromptOpensReasoning(std::string_view prompt) {
+// When the rendered prompt ends with the family's start marker (the template opened the
+// reasoning block), the output starts inside it.
+std::optional<bool> PromptOpensReasoning(std::string_view parser, std::string_view prompt) {
+  const parse::ReasoningParserInfo* info = parse::FindParserInfo(parse::ReasoningParsers(), parser);
+  if (info == nullptr) return std::nullopt;  // an unknown name: creating the parser reports it
   const std::string_view tail = text::TrimRight(prompt);
-  for (std::string_view marker : {"<think>", "[THINK]", "<|channel>thought"}) {
+  for (std::string_view marker : info->start_markers) {
     if (tail.size() >= marker.size() && tail.substr(tail.size() - marker.size()) == marker) {
       return true;
     }
@@ -61,8 +63,7 @@ parse::FinishReason MapReason(engine::StopReason reason, bool has_calls) {
 
 Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
     const protocol::ChatRequest& request, const PipelineConfig& config,
-    const ParserOverrides& overrides, const protocol::ResponseMeta& meta,
-    const engine::Engine& engine) {
+    const protocol::ResponseMeta& meta, const engine::Engine& engine) {
   if (request.tool_choice.mode == protocol::ToolChoiceMode::kNamed &&
       parse::FindTool(request.tools, request.tool_choice.name) == nullptr) {
     std::string declared;
@@ -85,9 +86,6 @@ Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
   p->generate_.model = request.model;
   p->generate_.max_tokens = request.max_tokens.value_or(0);
   p->generate_.stop = request.stop;
-  for (const protocol::Message& m : request.messages) {
-    if (m.role == protocol::Role::kAssistant) ++p->generate_.prior_assistant_turns;
-  }
   if (request.temperature) p->generate_.sampling.temperature = *request.temperature;
   if (request.top_p) p->generate_.sampling.top_p = *request.top_p;
   if (request.top_k) p->generate_.sampling.top_k = *request.top_k;
@@ -95,9 +93,12 @@ Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
 
   // One chain per request; a channel format named by either flag reads the output alone.
   parse::ParserChainOptions chain;
-  chain.reasoning_parser = ReasoningParserFor(request, config, overrides);
-  chain.tool_parser = ToolParserFor(request, config, overrides);
-  chain.reasoning.start_in_reasoning = PromptOpensReasoning(p->generate_.prompt);
+  chain.reasoning_parser = ReasoningParserFor(request, config);
+  chain.tool_parser = ToolParserFor(request, config);
+  if (!chain.reasoning_parser.empty()) {
+    chain.reasoning.start_in_reasoning =
+        PromptOpensReasoning(chain.reasoning_parser, p->generate_.prompt);
+  }
   chain.tools.tools = request.tools;
   chain.tools.id_seed = config.id_seed;
   chain.tool_call_promotion = config.tool_call_promotion;
@@ -113,6 +114,10 @@ Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
 
 void RequestPipeline::Begin(std::string& out) {
   if (encoder_) encoder_->Begin(out);
+}
+
+void RequestPipeline::KeepAlive(std::string& out) const {
+  if (encoder_) out += encoder_->KeepAlive();
 }
 
 void RequestPipeline::Route(const std::vector<parse::Event>& events, std::string& out) {

@@ -1,7 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "crux/pipeline/pipeline.h"
-#include "text/json_dump.h"
+#include "crux/text/json_dump.h"
 
 namespace crux::pipeline {
 

@@ -168,6 +168,9 @@ Status ReadExtensions(const Json& body, ChatRequest& request) {
   CRUX_PROTO_TRY(
       ReadInt(body, "thinking_token_budget", "thinking_token_budget", 1, kIntMax, budget));
   if (budget) request.thinking_budget_tokens = static_cast<int>(*budget);
+  CRUX_PROTO_TRY(
+      ReadOptString(body, "reasoning_parser", "reasoning_parser", request.reasoning_parser));
+  CRUX_PROTO_TRY(ReadOptString(body, "tool_call_parser", "tool_call_parser", request.tool_parser));
   return Status();
 }
 

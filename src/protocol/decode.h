@@ -60,7 +60,8 @@ Status ReadMaxTokens(const Json& body, std::string_view key, ChatRequest& reques
 Status ReadStop(const Json& body, std::string_view key, ChatRequest& request);
 
 // Fields every endpoint accepts as extensions: chat_template_kwargs (an object; its
-// enable_thinking must be a boolean), enable_thinking, thinking_token_budget.
+// enable_thinking must be a boolean), enable_thinking, thinking_token_budget, and the
+// parser choice reasoning_parser / tool_call_parser (strings).
 Status ReadExtensions(const Json& body, ChatRequest& request);
 
 // A function tool from its parts; `name` must be a non-empty string, `parameters` (may be

@@ -4,7 +4,7 @@
 #include <limits>
 #include <vector>
 
-#include "text/json_dump.h"
+#include "crux/text/json_dump.h"
 
 namespace crux::protocol::internal {
 

@@ -434,20 +434,6 @@ class Session {
     return std::nullopt;
   }
 
-  static pipeline::ParserOverrides Overrides(const std::string& body) {
-    pipeline::ParserOverrides o;
-    if (body.find("_parser\"") == std::string::npos) return o;
-    Json j = Json::parse(body, nullptr, false);
-    if (!j.is_object()) return o;
-    if (auto it = j.find("reasoning_parser"); it != j.end() && it->is_string()) {
-      o.reasoning_parser = it->get<std::string>();
-    }
-    if (auto it = j.find("tool_call_parser"); it != j.end() && it->is_string()) {
-      o.tool_parser = it->get<std::string>();
-    }
-    return o;
-  }
-
   net::awaitable<bool> HandleApi(const Request& req, protocol::Api api) {
     if (!Authorized(req)) co_return co_await WriteAuthError(api, req);
     auto decoded =
@@ -463,8 +449,8 @@ class Session {
                                     .count(),
                                 requested_model};
     request.model = *engine_model;
-    auto created = pipeline::RequestPipeline::Create(request, state_.config.pipeline,
-                                                     Overrides(req.body()), meta, *state_.engine);
+    auto created =
+        pipeline::RequestPipeline::Create(request, state_.config.pipeline, meta, *state_.engine);
     if (!created.ok()) co_return co_await WriteError(api, created.error());
     auto& pipe = **created;
     const int limit = state_.config.max_concurrent_requests;
@@ -620,7 +606,9 @@ class Session {
       }
       if (!ok || pipe.finished() || watch->gone) break;
       if (Clock::now() - last_write >= keepalive) {
-        Frame(StreamKeepAlive(pipe), framed_);
+        pipe.KeepAlive(out);
+        Frame(out, framed_);
+        out.clear();
         ok = co_await Send(framed_, write_limit);
         last_write = Clock::now();
         continue;
@@ -669,12 +657,6 @@ class Session {
     }
     framed.append(data);
     if (chunked_) framed += "\r\n";
-  }
-
-  static std::string_view StreamKeepAlive(const pipeline::RequestPipeline& pipe) {
-    return pipe.request().api == protocol::Api::kAnthropicMessages
-               ? std::string_view("event: ping\ndata: {\"type\":\"ping\"}\n\n")
-               : std::string_view(": keep-alive\n\n");
   }
 
   net::awaitable<bool> Complete(pipeline::RequestPipeline& pipe, UpdateQueue& queue,

@@ -18,14 +18,14 @@ namespace crux::fuzz {
 
 inline const std::vector<parse::ToolSpec>& FuzzTools() {
   static const std::vector<parse::ToolSpec> tools = [] {
-    auto parsed = parse::ParseToolSpecs(R"([
-      {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object",
+    auto weather = parse::MakeToolSpec("get_weather", "", R"({"type": "object",
         "properties": {"city": {"type": "string"}, "days": {"type": "integer"},
                        "metric": {"type": "boolean"}, "ratio": {"type": "number"},
-                       "tags": {"type": "array"}, "opts": {"type": "object"}}}}},
-      {"type": "function", "function": {"name": "f", "parameters": {"type": "object",
-        "properties": {"x": {"type": "string"}, "n": {"type": "integer"}}}}}])");
-    return parsed.ok() ? *parsed : std::vector<parse::ToolSpec>{};
+                       "tags": {"type": "array"}, "opts": {"type": "object"}}})");
+    auto f = parse::MakeToolSpec("f", "", R"({"type": "object",
+        "properties": {"x": {"type": "string"}, "n": {"type": "integer"}}})");
+    if (!weather.ok() || !f.ok()) return std::vector<parse::ToolSpec>{};
+    return std::vector<parse::ToolSpec>{*weather, *f};
   }();
   return tools;
 }

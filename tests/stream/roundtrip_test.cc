@@ -9,6 +9,7 @@
 
 #include "crux/parse/output_parser.h"
 #include "crux/parse/tools/registry.h"
+#include "crux/protocol/tools.h"
 #include "support/stream_check.h"
 
 namespace crux::testing {
@@ -99,7 +100,7 @@ TEST(ToolRoundTrip, RenderedCallsParseBack) {
       const Generated g = Generate(rng);
       const std::string text = parse::RenderToolCalls(*info.grammar, g.calls);
       parse::ToolParserOptions options;
-      options.tools = *parse::ParseToolSpecs(g.tools.dump());
+      options.tools = *protocol::DecodeToolSpecs(g.tools.dump());
       options.id_seed = 3;
       auto parser = std::move(*parse::CreateToolParser(info.name, options));
       const parse::ParseResult complete = parse::ParseComplete(*parser, text);

@@ -11,6 +11,7 @@
 
 #include "crux/base/utf8.h"
 #include "crux/parse/chain.h"
+#include "crux/protocol/tools.h"
 
 namespace crux::testing {
 namespace {
@@ -92,7 +93,7 @@ std::unique_ptr<parse::StreamParser> MakeParser(const FixtureCase& fixture) {
   chain.reasoning_parser = fixture.reasoning_parser;
   chain.tool_parser = fixture.tool_parser;
   chain.reasoning.start_in_reasoning = fixture.start_in_reasoning;
-  auto specs = parse::ParseToolSpecs(fixture.tools_json);
+  auto specs = protocol::DecodeToolSpecs(fixture.tools_json);
   if (!specs.ok()) {
     ADD_FAILURE() << specs.error().message();
     return nullptr;

@@ -27,7 +27,6 @@ struct GenerateRequest {
   int max_tokens = 0;             // 0: the engine's default
   std::vector<std::string> stop;  // output ends before the first match
   std::string model;              // which model (engines serving several)
-  int prior_assistant_turns = 0;  // assistant turns already in the conversation
 };
 
 enum class StopReason : uint8_t {

@@ -9,6 +9,8 @@
 // A script may hold several turns, separated by lines that are exactly `--- next turn ---`:
 // a request whose conversation already has N assistant turns replays turn N+1 (the last turn
 // when there are fewer), so a tool call can be followed by a final answer in an agent loop.
+// The mock reads N from the rendered prompt itself (MockEngineOptions::assistant_turn_marker),
+// so GenerateRequest carries nothing only the mock needs.
 #pragma once
 
 #include <memory>
@@ -33,7 +35,15 @@ struct MockEngineOptions {
   std::vector<MockScript> scripts;  // at least one; the first is the default model
   double tokens_per_second = 0;     // 0: as fast as possible
   int default_max_tokens = 1 << 20;
+  // What opens an assistant turn in a rendered prompt (the pipeline's ChatML rendering). The
+  // conversation's earlier assistant turns are its occurrences before the last one, which
+  // opens the turn being generated.
+  std::string assistant_turn_marker = "<|im_start|>assistant";
 };
+
+// Assistant turns already in the conversation `prompt` renders: occurrences of `marker`
+// before the last one (0 when it occurs at most once).
+int PriorAssistantTurns(std::string_view prompt, std::string_view marker);
 
 // Reads scripts: a file gives one model named `model_name`; a directory gives one model per
 // `*.txt` file, named after the file without its extension (sorted by name).

@@ -18,6 +18,10 @@ struct ReasoningParserInfo {
   std::vector<std::string_view> aliases;
   std::string_view models;   // model families it is known to work with
   std::string_view markers;  // human-readable marker summary
+  // The markers that open the family's reasoning block. A rendered prompt ending with one
+  // (the chat template opened the block) starts the output inside reasoning
+  // (ReasoningOptions::start_in_reasoning). Empty: the family never starts inside.
+  std::vector<std::string_view> start_markers;
   std::unique_ptr<ReasoningParser> (*create)(const ReasoningOptions&);
   // Channel formats (Harmony, Muse Glimmer): the tool parser row (`channel` set) that reads
   // this format whole — reasoning, content and tool calls — and runs instead of this parser

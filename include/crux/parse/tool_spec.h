@@ -1,4 +1,5 @@
-// The tools a request declares, in the form parsers need: names and parameter types.
+// The tools a request declares, in the form parsers need: names and parameter types
+// (protocol-neutral; no wire shape is read here).
 #pragma once
 
 #include <cstdint>
@@ -48,13 +49,9 @@ struct ToolSpec {
 // schemas carry ("int", "float", "double", "str", "bool", "dict", "list", …); kAny otherwise.
 ParamType ParamTypeFromName(std::string_view name);
 
-// Parses a JSON array of tool definitions in any of the shapes clients send: OpenAI Chat
-// ({"type":"function","function":{name, description, parameters}}), OpenAI Responses
-// ({"type":"function", name, parameters}) or Anthropic ({name, input_schema}). Tools of other
-// types (e.g. "web_search") are kept with their type but have no parameters.
-Expected<std::vector<ToolSpec>> ParseToolSpecs(std::string_view json);
-
-// Reads the parameter list of one tool from its JSON Schema text.
+// Reads the parameter list of one tool from its JSON Schema text. The wire shapes that carry
+// tools (OpenAI's {"type":"function","function":{…}}, Anthropic's input_schema) are read by
+// protocol/ (protocol::DecodeToolSpecs), which hands parsers these typed specs.
 Expected<ToolSpec> MakeToolSpec(std::string name, std::string description,
                                 std::string parameters_json);
 

@@ -34,13 +34,6 @@ struct PipelineConfig {
   bool tool_call_promotion = true;
 };
 
-// Per-request overrides of the server's parsers (request fields `reasoning_parser` and
-// `tool_call_parser`, a crux extension).
-struct ParserOverrides {
-  std::optional<std::string> reasoning_parser;
-  std::optional<std::string> tool_parser;
-};
-
 // Renders the canonical request into prompt text. A plain ChatML rendering (system, user,
 // assistant turns with tool calls, tool results; the tools' JSON in the system turn), used
 // until a model's own chat template is available.
@@ -48,11 +41,11 @@ std::string RenderPrompt(const protocol::ChatRequest& request);
 
 class RequestPipeline {
  public:
-  // Validates the request against the configuration (unknown parser names, a named
-  // tool_choice that is not declared) and prepares the engine request.
+  // Validates the request against the configuration (unknown parser names, the server's or
+  // the request's own `reasoning_parser` / `tool_call_parser`; a named tool_choice that is not
+  // declared) and prepares the engine request.
   static Expected<std::unique_ptr<RequestPipeline>> Create(const protocol::ChatRequest& request,
                                                            const PipelineConfig& config,
-                                                           const ParserOverrides& overrides,
                                                            const protocol::ResponseMeta& meta,
                                                            const engine::Engine& engine);
 
@@ -64,6 +57,9 @@ class RequestPipeline {
   // Streaming: the frames for one engine update (the final update adds the terminal frames).
   // Non-streaming: accumulates.
   void OnUpdate(const engine::GenerationUpdate& update, std::string& out);
+  // Streaming: the protocol's keep-alive frame for an idle stream (the encoder's KeepAlive():
+  // an SSE comment, Anthropic's ping event), appended to `out`.
+  void KeepAlive(std::string& out) const;
   // Streaming: a failure after the first byte (deadline, engine error): in-stream error and
   // terminal frames. Marks the pipeline finished.
   void Fail(const Error& error, std::string& out);

@@ -81,6 +81,14 @@ struct ChatRequest {
   std::string reasoning_summary;
   std::string chat_template_kwargs_json = "{}";  // JSON object passed to the chat template
 
+  // crux extension, every API: the request names its own parsers (top-level
+  // `reasoning_parser` and `tool_call_parser`, any registered name or alias) instead of the
+  // server's --reasoning-parser / --tool-call-parser; an empty reasoning_parser turns
+  // reasoning parsing off, an empty tool_call_parser means "auto". nullopt: the server's
+  // choice. The pipeline checks the names.
+  std::optional<std::string> reasoning_parser;
+  std::optional<std::string> tool_parser;
+
   // Echoed by the Responses API.
   std::string instructions;
   std::string metadata_json = "{}";

@@ -267,7 +267,7 @@ class DsmlParser final : public TokenParser {
   std::string json_;   // arguments text not yet emitted
   bool held_ = false;  // the first parameter may be a wrapper: its value is held
   ParamType held_type_ = ParamType::kAny;
-  std::string held_value_;                                         // its raw text
+  std::string held_value_;  // its raw text
   ArgsWriter writer_;
   ParamValue value_;
   BlockLayout layout_;

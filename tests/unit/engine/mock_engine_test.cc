@@ -142,7 +142,10 @@ TEST(MockEngine, TurnsFollowTheConversation) {
   for (int turn : {0, 1, 5}) {
     auto sink = std::make_shared<Collector>();
     GenerateRequest r = Request();
-    r.prior_assistant_turns = turn;
+    r.prompt = "<|im_start|>user\nq<|im_end|>\n";
+    for (int i = 0; i < turn; ++i)
+      r.prompt += "<|im_start|>assistant\na<|im_end|>\n<|im_start|>user\nq<|im_end|>\n";
+    r.prompt += "<|im_start|>assistant\n";
     auto gen = engine->Submit(r, sink);
     sink->Wait();
     EXPECT_EQ(sink->text(), turn == 0 ? "first" : "second");

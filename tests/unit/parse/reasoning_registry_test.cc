@@ -2,7 +2,6 @@
 
 #include "crux/parse/output_parser.h"
 #include "crux/parse/reasoning/registry.h"
-#include "crux/parse/tool_spec.h"
 
 namespace crux::parse {
 namespace {
@@ -30,6 +29,30 @@ TEST(ReasoningRegistry, UnknownNameListsAvailableParsers) {
   EXPECT_NE(r.error().message().find("unknown reasoning parser 'qwen9'"), std::string::npos);
   EXPECT_NE(r.error().message().find("deepseek_r1"), std::string::npos);
   EXPECT_NE(r.error().message().find("gpt_oss"), std::string::npos);
+}
+
+// The start markers (what a prompt ends with when its template opened the reasoning block)
+// are the family's own: each one opens reasoning in the family's parser.
+TEST(ReasoningRegistry, StartMarkersOpenTheFamilysReasoning) {
+  for (const ReasoningParserInfo& info : ReasoningParsers()) {
+    for (std::string_view marker : info.start_markers) {
+      auto parser = std::move(*CreateReasoningParser(info.name));
+      ParseResult r = ParseComplete(*parser, std::string(marker) + "\nplan");
+      EXPECT_EQ(r.reasoning, "plan") << info.name << " " << marker;
+      EXPECT_FALSE(r.content.has_value()) << info.name << " " << marker;
+    }
+  }
+  auto markers = [](std::string_view name) {
+    return FindParserInfo(ReasoningParsers(), name)->start_markers;
+  };
+  using Markers = std::vector<std::string_view>;
+  EXPECT_EQ(markers("qwen3"), Markers{"<think>"});
+  EXPECT_EQ(markers("deepseek_r1"), Markers{"<think>"});
+  EXPECT_EQ(markers("magistral"), Markers{"[THINK]"});
+  EXPECT_EQ(markers("gemma4"), Markers{"<|channel>thought"});
+  EXPECT_EQ(markers("command_r7b"), Markers{"<|START_THINKING|>"});
+  EXPECT_EQ(markers("apertus"), Markers{"<|inner_prefix|>"});
+  EXPECT_TRUE(markers("gpt_oss").empty());  // Harmony output names its channel itself
 }
 
 TEST(ReasoningParser, ReusableAfterReset) {
@@ -71,41 +94,6 @@ TEST(DeltaAdapter, SeedSignature) {
   EXPECT_EQ(msg->reasoning, " more");
   EXPECT_EQ(msg->content, "content here");
   EXPECT_FALSE(adapter.Finalize().has_value());
-}
-
-TEST(ToolSpecs, ReadsEveryClientShape) {
-  auto tools = ParseToolSpecs(R"([
-    {"type": "function", "function": {"name": "get_weather", "description": "d",
-      "parameters": {"type": "object", "properties": {"city": {"type": "string"},
-        "days": {"type": "integer"}, "unit": {"enum": ["c", "f"]},
-        "note": {"type": ["string", "null"]}, "tags": {"type": "array"}}}}},
-    {"type": "function", "name": "get_time", "parameters": {"properties": {"tz": {"type": "string"}}}},
-    {"name": "search", "input_schema": {"properties": {"limit": {"type": "number"}}}},
-    {"type": "web_search"}
-  ])");
-  ASSERT_TRUE(tools.ok()) << tools.error().message();
-  ASSERT_EQ(tools->size(), 4u);
-  const ToolSpec& w = (*tools)[0];
-  EXPECT_EQ(w.name, "get_weather");
-  EXPECT_EQ(w.TypeOf("city"), ParamType::kString);
-  EXPECT_EQ(w.TypeOf("days"), ParamType::kInteger);
-  EXPECT_EQ(w.TypeOf("unit"), ParamType::kString);
-  EXPECT_EQ(w.TypeOf("note"), ParamType::kString);
-  EXPECT_EQ(w.TypeOf("tags"), ParamType::kArray);
-  EXPECT_EQ(w.TypeOf("missing"), ParamType::kAny);
-  EXPECT_EQ((*tools)[1].TypeOf("tz"), ParamType::kString);
-  EXPECT_EQ((*tools)[2].TypeOf("limit"), ParamType::kNumber);
-  EXPECT_EQ((*tools)[3].type, "web_search");
-  EXPECT_NE(FindTool(*tools, "get_time"), nullptr);
-  EXPECT_EQ(FindTool(*tools, "web_search"), nullptr);
-}
-
-TEST(ToolSpecs, BadToolsNameTheField) {
-  auto r = ParseToolSpecs(R"([{"type": "function", "function": {"parameters": {}}}])");
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message().find("tools[0].function.name"), std::string::npos);
-  EXPECT_FALSE(ParseToolSpecs("{").ok());
-  EXPECT_FALSE(ParseToolSpecs("{}").ok());
 }
 
 }  // namespace

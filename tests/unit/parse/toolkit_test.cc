@@ -18,7 +18,7 @@ struct RecordingSink : CallSink {
 };
 
 JsonCallObject::Status FeedPieces(JsonCallObject& env, const std::string& text, size_t piece,
-                                RecordingSink& sink) {
+                                  RecordingSink& sink) {
   for (size_t pos = 0; pos < text.size(); pos += piece) {
     size_t consumed = 0;
     const auto st = env.Feed(text.substr(pos, piece), consumed, sink);

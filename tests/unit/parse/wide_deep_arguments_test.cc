@@ -51,9 +51,8 @@ std::string Compact(const std::string& json) {
 // decode it as JSON.
 ToolParserOptions Options(const char* a_type) {
   ToolParserOptions options;
-  options.tools = *ParseToolSpecs(std::string(R"([{"type":"function","function":{"name":"f",)") +
-                                  R"("parameters":{"type":"object","properties":{"a":{"type":")" +
-                                  a_type + R"("}}}}}])");
+  options.tools = {*MakeToolSpec(
+      "f", "", std::string(R"({"type":"object","properties":{"a":{"type":")") + a_type + "\"}}}")};
   options.id_seed = 5;
   return options;
 }

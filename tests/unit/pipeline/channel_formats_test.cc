@@ -47,7 +47,7 @@ class ChannelFormatTest : public ::testing::Test {
     auto request = protocol::DecodeChatCompletions(body);
     EXPECT_TRUE(request.ok()) << request.error().message();
     PipelineConfig config{reasoning_parser, tool_parser, {}, 5, nullptr};
-    auto created = RequestPipeline::Create(*request, config, {}, {"id", 1, "m"}, *engine_);
+    auto created = RequestPipeline::Create(*request, config, {"id", 1, "m"}, *engine_);
     EXPECT_TRUE(created.ok()) << created.error().message();
     if (!created.ok()) return {};
     RequestPipeline& p = **created;
@@ -125,11 +125,12 @@ TEST_F(ChannelFormatTest, FramingIsReadWithoutToolsAndWithThinkingDisabled) {
 
 TEST_F(ChannelFormatTest, AnUnknownSecondNameIsStillARequestError) {
   auto request = protocol::DecodeChatCompletions(
-      std::string(R"({"model":"m","messages":[{"role":"user","content":"x"}],)") + kTools + "}");
+      std::string(R"({"model":"m","tool_call_parser":"nope","messages":[{"role":"user",)"
+                  R"("content":"x"}],)") +
+      kTools + "}");
   ASSERT_TRUE(request.ok());
   PipelineConfig config{"harmony", "", {}, 5, nullptr};
-  ParserOverrides overrides{std::nullopt, std::string("nope")};
-  auto created = RequestPipeline::Create(*request, config, overrides, {"id", 1, "m"}, *engine_);
+  auto created = RequestPipeline::Create(*request, config, {"id", 1, "m"}, *engine_);
   ASSERT_FALSE(created.ok());
   EXPECT_EQ(created.error().code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(created.error().message().find("unknown tool-call parser 'nope'"), std::string::npos);

@@ -20,11 +20,17 @@ class PipelineTest : public ::testing::Test {
   }
   ~PipelineTest() override { engine_->Shutdown(); }
 
-  std::unique_ptr<RequestPipeline> Make(const std::string& body, PipelineConfig config = {},
-                                        ParserOverrides overrides = {}) {
+  static PipelineConfig Parsers(std::string reasoning, std::string tools) {
+    PipelineConfig config;
+    config.reasoning_parser = std::move(reasoning);
+    config.tool_parser = std::move(tools);
+    return config;
+  }
+
+  std::unique_ptr<RequestPipeline> Make(const std::string& body, PipelineConfig config = {}) {
     auto request = protocol::DecodeChatCompletions(body);
     EXPECT_TRUE(request.ok()) << request.error().message();
-    auto created = RequestPipeline::Create(*request, config, overrides, {"id", 1, "m"}, *engine_);
+    auto created = RequestPipeline::Create(*request, config, {"id", 1, "m"}, *engine_);
     EXPECT_TRUE(created.ok()) << created.error().message();
     return created.ok() ? std::move(*created) : nullptr;
   }
@@ -54,7 +60,7 @@ class PipelineTest : public ::testing::Test {
                                                  const std::string& id) {
     auto request = protocol::DecodeResponses(body, config.response_store.get());
     EXPECT_TRUE(request.ok()) << request.error().message();
-    auto created = RequestPipeline::Create(*request, config, {}, {id, 1, "m"}, *engine_);
+    auto created = RequestPipeline::Create(*request, config, {id, 1, "m"}, *engine_);
     EXPECT_TRUE(created.ok()) << created.error().message();
     return created.ok() ? std::move(*created) : nullptr;
   }
@@ -161,19 +167,71 @@ TEST_F(PipelineTest, LengthAndStopSequencesMapToFinishReasons) {
 
 TEST_F(PipelineTest, BadParserNamesAndUndeclaredToolChoiceAreRequestErrors) {
   auto request = protocol::DecodeChatCompletions(
-      R"({"model":"m","messages":[{"role":"user","content":"x"}]})");
+      R"({"model":"m","reasoning_parser":"nope","messages":[{"role":"user","content":"x"}]})");
   ASSERT_TRUE(request.ok());
-  ParserOverrides overrides{std::string("nope"), std::nullopt};
-  auto created = RequestPipeline::Create(*request, {}, overrides, {"id", 1, "m"}, *engine_);
+  auto created = RequestPipeline::Create(*request, {}, {"id", 1, "m"}, *engine_);
   ASSERT_FALSE(created.ok());
   EXPECT_EQ(created.error().code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(created.error().message().find("unknown reasoning parser 'nope'"), std::string::npos);
 }
 
+// The request's own parsers replace the server's; "" turns reasoning parsing off.
+TEST_F(PipelineTest, RequestParserFieldsOverrideTheServersParsers) {
+  const std::string tools =
+      R"("tools":[{"type":"function","function":{"name":"f","parameters":{}}}])";
+  auto p = Make(R"({"model":"m","reasoning_parser":"mistral","tool_call_parser":"mistral",)" +
+                    tools + R"(,"messages":[{"role":"user","content":"x"}]})",
+                Parsers("qwen3", "hermes"));
+  Run(*p, "[THINK]a[/THINK]b[TOOL_CALLS]f[ARGS]{\"x\": 1}");
+  EXPECT_EQ(p->result().reasoning, "a");
+  EXPECT_EQ(p->result().content, "b");
+  ASSERT_EQ(p->result().tool_calls.size(), 1u);
+  EXPECT_EQ(p->result().tool_calls[0].name, "f");
+
+  auto off =
+      Make(R"({"model":"m","reasoning_parser":"","messages":[{"role":"user","content":"x"}]})",
+           Parsers("qwen3", ""));
+  Run(*off, "<think>a</think>b");
+  EXPECT_EQ(off->result().content, "<think>a</think>b");
+}
+
+// An idle stream's keep-alive is the protocol's own frame: an SSE comment for the OpenAI
+// APIs, Anthropic's documented ping event.
+TEST_F(PipelineTest, KeepAliveIsEachProtocolsOwnFrame) {
+  const std::string user = R"("messages":[{"role":"user","content":"x"}])";
+  auto request = protocol::DecodeChatCompletions(R"({"model":"m","stream":true,)" + user + "}");
+  ASSERT_TRUE(request.ok());
+  auto chat = RequestPipeline::Create(*request, {}, {"id", 1, "m"}, *engine_);
+  ASSERT_TRUE(chat.ok());
+  std::string out;
+  (*chat)->KeepAlive(out);
+  EXPECT_EQ(out, ": keep-alive\n\n");
+
+  request = protocol::DecodeAnthropicMessages(R"({"model":"m","max_tokens":5,"stream":true,)" +
+                                              user + "}");
+  ASSERT_TRUE(request.ok());
+  auto anthropic = RequestPipeline::Create(*request, {}, {"id", 1, "m"}, *engine_);
+  ASSERT_TRUE(anthropic.ok());
+  out.clear();
+  (*anthropic)->KeepAlive(out);
+  EXPECT_EQ(out, "event: ping\ndata: {\"type\":\"ping\"}\n\n");
+
+  request = protocol::DecodeResponses(R"({"model":"m","stream":true,"input":"x"})");
+  ASSERT_TRUE(request.ok());
+  auto responses = RequestPipeline::Create(*request, {}, {"id", 1, "m"}, *engine_);
+  ASSERT_TRUE(responses.ok());
+  out.clear();
+  (*responses)->KeepAlive(out);
+  EXPECT_EQ(out, ": keep-alive\n\n");
+}
+
+// The mock engine picks its scripted turn from the rendered prompt alone.
 TEST_F(PipelineTest, PromptCountsAssistantTurnsForTheMockEngine) {
   auto p = Make(
       R"({"model":"m","messages":[{"role":"user","content":"x"},{"role":"assistant","content":"y"},{"role":"user","content":"z"}]})");
-  EXPECT_EQ(p->generate_request().prior_assistant_turns, 1);
+  EXPECT_EQ(engine::PriorAssistantTurns(p->generate_request().prompt,
+                                        engine::MockEngineOptions().assistant_turn_marker),
+            1);
   EXPECT_NE(p->generate_request().prompt.find("<|im_start|>assistant\ny<|im_end|>"),
             std::string::npos);
   EXPECT_EQ(p->generate_request().prompt.substr(p->generate_request().prompt.size() - 22),

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "crux/base/utf8.h"
-#include "text/json_dump.h"
+#include "crux/text/json_dump.h"
 
 namespace crux::text {
 namespace {

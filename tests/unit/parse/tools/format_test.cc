@@ -15,6 +15,7 @@
 #include "crux/parse/result.h"
 #include "crux/parse/tool_spec.h"
 #include "crux/parse/tools/registry.h"
+#include "crux/protocol/tools.h"
 #include "support/stream_check.h"
 
 namespace crux::parse {
@@ -22,7 +23,7 @@ namespace {
 
 // Tools whose parameters are typed, so that schema-typed families read values back exactly.
 std::vector<ToolSpec> Tools() {
-  return *ParseToolSpecs(R"([
+  return *protocol::DecodeToolSpecs(R"([
     {"type": "function", "function": {"name": "f", "parameters": {"type": "object",
       "properties": {"k": {"type": "string"}}}}},
     {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object",

@@ -1,5 +1,7 @@
-// A serializer of nlohmann::json values without recursion (internal: the header needs
-// nlohmann, which the public headers do not expose).
+// A serializer of nlohmann::json values without recursion, for the modules that hold
+// nlohmann values at their edges (protocol, pipeline, the command line). Header-only and the
+// one public header that needs nlohmann (crux_text passes the dependency on); nothing else in
+// include/crux/ exposes it.
 //
 // nlohmann's dump(), like its copy constructor and operator==, recurses once per nesting
 // level, so a value nested some ten thousand levels deep overflows the stack. AppendJsonDump
