@@ -1,8 +1,48 @@
+// The tool-call formats, in documentation order. Each format is declared once, in its own file
+// (src/parse/tools/<family>.cc, beside the parser it creates); this list is the only other place
+// that names it. Nothing self-registers.
 #include "crux/parse/tools/registry.h"
 
-#include "parse/tools/families.h"
-
 namespace crux::parse {
+namespace tools {
+
+const ToolParserInfo& HermesToolFormat();
+const ToolParserInfo& QwenToolFormat();
+const ToolParserInfo& Qwen3XmlToolFormat();
+const ToolParserInfo& NemotronToolFormat();
+const ToolParserInfo& Step3p5ToolFormat();
+const ToolParserInfo& Glm47ToolFormat();
+const ToolParserInfo& PoolsideV1ToolFormat();
+const ToolParserInfo& MinimaxToolFormat();
+const ToolParserInfo& MinimaxM3ToolFormat();
+const ToolParserInfo& SeedOssToolFormat();
+const ToolParserInfo& Minicpm5ToolFormat();
+const ToolParserInfo& Hy3ToolFormat();
+const ToolParserInfo& Ling3ToolFormat();
+const ToolParserInfo& MistralToolFormat();
+const ToolParserInfo& DeepseekToolFormat();
+const ToolParserInfo& KimiToolFormat();
+const ToolParserInfo& FunctionaryToolFormat();
+const ToolParserInfo& XlamToolFormat();
+const ToolParserInfo& GraniteToolFormat();
+const ToolParserInfo& DeepseekV32ToolFormat();
+const ToolParserInfo& KimiK3ToolFormat();
+const ToolParserInfo& AprielToolFormat();
+const ToolParserInfo& CommandR7bToolFormat();
+const ToolParserInfo& FirefunctionV2ToolFormat();
+const ToolParserInfo& Gigachat3ToolFormat();
+const ToolParserInfo& NemotronV2ToolFormat();
+const ToolParserInfo& SolarOpenToolFormat();
+const ToolParserInfo& ApertusToolFormat();
+const ToolParserInfo& LlamaToolFormat();
+const ToolParserInfo& Gemma4ToolFormat();
+const ToolParserInfo& HarmonyToolFormat();
+const ToolParserInfo& PythonicToolFormat();
+const ToolParserInfo& Lfm2ToolFormat();
+const ToolParserInfo& MuseGlimmerToolFormat();
+const ToolParserInfo& AutoToolFormat();
+
+}  // namespace tools
 
 const std::vector<ToolParserInfo>& ToolParsers() {
   static const std::vector<ToolParserInfo> table = {
