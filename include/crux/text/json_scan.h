@@ -15,9 +15,14 @@
 
 namespace crux::text {
 
+// What an incremental reader says after a piece of input: it needs more, it is done (the
+// value, string or call ended), or the input is not what it reads. Every streaming component
+// of crux's parsers reports this one type.
+enum class FeedStatus : uint8_t { kNeedMore, kDone, kError };
+
 class JsonScanner {
  public:
-  enum class Status : uint8_t { kNeedMore, kDone, kError };
+  using Status = FeedStatus;
 
   // Consumes from `text`; `consumed` is set to the bytes used (leading whitespace included;
   // for kDone, up to and including the value's last byte; for kError, up to the bad byte).

@@ -92,7 +92,7 @@ class FunctionaryParser final : public TokenParser {
   // Appends name characters to name_; returns how many were read.
   size_t ReadName(std::string_view rest) {
     size_t n = 0;
-    while (n < rest.size() && IsNameChar(rest[n]) && name_.size() <= kMaxName) {
+    while (n < rest.size() && IsNameByte(rest[n]) && name_.size() <= kMaxName) {
       name_.push_back(rest[n++]);
     }
     Capture(rest.substr(0, n));
@@ -111,7 +111,7 @@ class FunctionaryParser final : public TokenParser {
       state_ = State::kList;
       return n + 1;
     }
-    if (IsNameChar(rest[n])) {
+    if (IsNameByte(rest[n])) {
       OpenRegion({});
       name_.clear();
       state_ = State::kRecipient;
@@ -242,7 +242,7 @@ class FunctionaryParser final : public TokenParser {
       case State::kAfterArgs:
         return AfterArgs(rest, at_end);
       case State::kFrom:
-        while (n < rest.size() && IsNameChar(rest[n]))
+        while (n < rest.size() && IsNameByte(rest[n]))
           ++n;
         if (n < rest.size()) state_ = State::kOutside;
         return n;

@@ -51,7 +51,7 @@ const text::MarkerSet& QuoteMarker() {
 // Converts one Gemma literal dict (from its '{' to the matching '}') to JSON text, streaming.
 class GemmaArgs {
  public:
-  enum class Status : uint8_t { kNeedMore, kDone, kError };
+  using Status = text::FeedStatus;
 
   // Consumes from `text`, appending JSON to `out`; `consumed` counts the bytes used (for
   // kDone up to and including the closing brace; for kNeedMore the rest may be a partial

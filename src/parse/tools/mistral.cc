@@ -84,7 +84,7 @@ class MistralParser final : public TokenParser {
     size_t n = 0;
     while (n < rest.size()) {
       const char c = rest[n];
-      if (IsNameChar(c) && !after_name_) {
+      if (IsNameByte(c) && !after_name_) {
         name_.push_back(c);
         ++n;
         if (name_.size() > kMaxName) break;
@@ -141,7 +141,7 @@ class MistralParser final : public TokenParser {
   // After [CALL_ID]: the id, then [ARGS] (or directly the object).
   size_t CallId(std::string_view rest, bool at_end) {
     size_t n = 0;
-    while (n < rest.size() && (IsNameChar(rest[n]) || text::IsSpace(rest[n])) &&
+    while (n < rest.size() && (IsNameByte(rest[n]) || text::IsSpace(rest[n])) &&
            id_.size() <= kMaxId) {
       if (!text::IsSpace(rest[n])) id_.push_back(rest[n]);
       ++n;

@@ -21,16 +21,6 @@ namespace crux::parse::tools {
 // Longest function name (or parameter name) accepted in markup; longer is not a call.
 inline constexpr size_t kMaxNameLength = 256;
 
-// Bytes of a function name written bare in markup: [A-Za-z0-9_.-] (tool names may carry '-'
-// and '.', which the reference rejects).
-inline bool IsNameByte(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-         c == '-' || c == '.';
-}
-inline bool IsNameStart(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
 // Streams the keyword arguments of a Python call — the bytes after `name(` up to and including
 // the closing `)` — as the JSON text of an object: `a='x', b=[1, True], c={'k': None})` →
 // `{"a": "x", "b": [1, true], "c": {"k": null}}`. Strings ('…' or "…", Python escapes) stream
@@ -41,7 +31,7 @@ inline bool IsNameStart(char c) {
 // State is a few integers and a container stack; per byte O(1).
 class PythonArgs {
  public:
-  enum class Status : uint8_t { kNeedMore, kDone, kError };
+  using Status = text::FeedStatus;
 
   // Consumes from `text`, appending JSON to `out`; `consumed` counts the bytes used (for
   // kDone, up to and including the closing parenthesis; for kError, up to the bad byte).

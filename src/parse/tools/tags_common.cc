@@ -112,7 +112,7 @@ class BracketDecoder final : public CallDecoder {
             state_ = State::kOpen;
             break;
           }
-          if (!IsNameChar(c) || name_.size() >= kMaxName) return Fail(i, consumed);
+          if (!IsNameByte(c) || name_.size() >= kMaxName) return Fail(i, consumed);
           name_.push_back(c);
           break;
         case State::kOpen:
@@ -156,10 +156,6 @@ class BracketDecoder final : public CallDecoder {
 
  private:
   enum class State : uint8_t { kName, kOpen, kArgs, kClose };
-  static bool IsNameChar(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '-' || c == '.';
-  }
   Status Fail(size_t i, size_t& consumed) {
     consumed = i;
     return Status::kError;

@@ -96,7 +96,7 @@ inline constexpr XmlSyntax kGlmSyntax{.start = "<tool_call>",
 // Decodes one call after its start marker; reports call events to a CallSink.
 class CallDecoder {
  public:
-  enum class Status : uint8_t { kNeedMore, kDone, kError };
+  using Status = text::FeedStatus;
   virtual ~CallDecoder() = default;
   // Consumes what it can decide on (`consumed`); the rest is offered again with more bytes.
   // kDone: the call ended (EndCall sent). kError: the text is not a call; nothing after

@@ -79,7 +79,7 @@ class TokenParser : public ToolParserCore {
 // complete call (kDone without consuming it). kError: the open region holds the bad element.
 class JsonCallList {
  public:
-  enum class Status : uint8_t { kNeedMore, kDone, kError };
+  using Status = text::FeedStatus;
 
   void Reset(const CallKeys& keys);
   Status Feed(std::string_view text, size_t& consumed, TokenParser& host);
@@ -142,7 +142,7 @@ class ListParser : public TokenParser {
 // name and id given to Start) at the object's first byte.
 class JsonArgs {
  public:
-  enum class Status : uint8_t { kNeedMore, kDone, kError };
+  using Status = text::FeedStatus;
 
   void Start(std::string_view name, std::string_view id);
   // Leading whitespace is consumed; anything but an object is kError.
@@ -203,12 +203,6 @@ class BlockLayout {
   bool in_block_ = false;
   bool skip_ = false;
 };
-
-// True for [A-Za-z0-9_.-] (characters of a function name in marker-delimited formats).
-inline bool IsNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-         c == '.' || c == '-';
-}
 
 // Parser factories of the families in this group (one file each, beside its declaration).
 std::unique_ptr<ToolParser> MakeMistralParser(const ToolParserOptions& options);

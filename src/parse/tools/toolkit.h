@@ -25,6 +25,16 @@
 
 namespace crux::parse::tools {
 
+// Bytes of a function name written bare in markup: [A-Za-z0-9_.-] (tool names may carry '-'
+// and '.', which the reference rejects).
+inline bool IsNameByte(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-' || c == '.';
+}
+inline bool IsNameStart(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
 // Where call events go. ToolParserCore implements it; components (JsonCallObject, …) call it.
 class CallSink {
  public:
@@ -130,7 +140,7 @@ class ToolParserCore : public ToolParser, public CallSink {
 // closing quote. Escapes may be split across feeds.
 class JsonStringDecoder {
  public:
-  enum class Status : uint8_t { kNeedMore, kDone, kError };
+  using Status = text::FeedStatus;
   // Appends decoded bytes to `out`; `consumed` counts input bytes (the closing quote included
   // when kDone).
   Status Feed(std::string_view text, size_t& consumed, std::string& out);
@@ -169,7 +179,7 @@ inline constexpr CallKeys kEnvelopeKeys{};
 // arguments or invalid JSON is kError.
 class JsonCallObject {
  public:
-  enum class Status : uint8_t { kNeedMore, kDone, kError };
+  using Status = text::FeedStatus;
 
   void Reset(const CallKeys& keys);
   void Reset() { Reset(kEnvelopeKeys); }
