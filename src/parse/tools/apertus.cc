@@ -26,10 +26,6 @@ std::unique_ptr<ToolParser> MakeApertusParser(const ToolParserOptions& options) 
   return std::make_unique<ListParser>(options, ApertusFormat());
 }
 
-}  // namespace crux::parse::tools
-
-namespace crux::parse::tools {
-
 const ToolParserInfo& ApertusToolFormat() {
   using S = CallGrammar::Slot;
   static const CallGrammar grammar{

@@ -9,6 +9,7 @@
 
 #include "crux/parse/call_grammar.h"
 #include "crux/parse/tools/registry.h"
+#include "parse/tools/grammars.h"
 #include "parse/tools/tokens_common.h"
 
 namespace crux::parse::tools {
@@ -27,22 +28,9 @@ std::unique_ptr<ToolParser> MakeAprielParser(const ToolParserOptions& options) {
   return std::make_unique<ListParser>(options, AprielFormat());
 }
 
-}  // namespace crux::parse::tools
-
-namespace crux::parse::tools {
-
 const ToolParserInfo& AprielToolFormat() {
-  using S = CallGrammar::Slot;
-  static const CallGrammar grammar{
-      .open = "<tool_calls>[",
-      .close = "]</tool_calls>",
-      .separator = ", ",
-      .call = {{S::kText, "{\"name\": "},
-               {S::kNameString},
-               {S::kText, ", \"arguments\": "},
-               {S::kArguments},
-               {S::kText, "}"}},
-  };
+  static const CallGrammar grammar = EnvelopeList("<tool_calls>[", "]</tool_calls>");
+
   static const ToolParserInfo format{
       .name = "apriel",
       .aliases = {"apriel15", "apriel16"},

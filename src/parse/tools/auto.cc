@@ -114,10 +114,6 @@ std::unique_ptr<ToolParser> MakeAutoParser(const ToolParserOptions& options) {
   return std::make_unique<AutoParser>(options);
 }
 
-}  // namespace crux::parse::tools
-
-namespace crux::parse::tools {
-
 const ToolParserInfo& AutoToolFormat() {
   static const ToolParserInfo format{
       .name = "auto",

@@ -49,10 +49,6 @@ std::unique_ptr<ToolParser> MakeCommandR7bParser(const ToolParserOptions& option
   return std::make_unique<ListParser>(options, CommandR7bFormat());
 }
 
-}  // namespace crux::parse::tools
-
-namespace crux::parse::tools {
-
 const ToolParserInfo& CommandR7bToolFormat() {
   using S = CallGrammar::Slot;
   static const CallGrammar grammar{

@@ -266,10 +266,6 @@ std::unique_ptr<ToolParser> MakeDeepSeekParser(const ToolParserOptions& options)
   return std::make_unique<DeepSeekParser>(options);
 }
 
-}  // namespace crux::parse::tools
-
-namespace crux::parse::tools {
-
 const ToolParserInfo& DeepseekToolFormat() {
   using S = CallGrammar::Slot;
   static const CallGrammar grammar{

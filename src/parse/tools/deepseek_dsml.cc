@@ -279,10 +279,6 @@ std::unique_ptr<ToolParser> MakeDeepSeekDsmlParser(const ToolParserOptions& opti
   return std::make_unique<DsmlParser>(options);
 }
 
-}  // namespace crux::parse::tools
-
-namespace crux::parse::tools {
-
 const ToolParserInfo& DeepseekV32ToolFormat() {
   using S = CallGrammar::Slot;
   static const CallGrammar grammar{

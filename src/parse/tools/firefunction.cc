@@ -8,6 +8,7 @@
 
 #include "crux/parse/call_grammar.h"
 #include "crux/parse/tools/registry.h"
+#include "parse/tools/grammars.h"
 #include "parse/tools/tokens_common.h"
 
 namespace crux::parse::tools {
@@ -25,22 +26,9 @@ std::unique_ptr<ToolParser> MakeFirefunctionParser(const ToolParserOptions& opti
   return std::make_unique<ListParser>(options, FirefunctionFormat());
 }
 
-}  // namespace crux::parse::tools
-
-namespace crux::parse::tools {
-
 const ToolParserInfo& FirefunctionV2ToolFormat() {
-  using S = CallGrammar::Slot;
-  static const CallGrammar grammar{
-      .open = " functools[",
-      .close = "]",
-      .separator = ", ",
-      .call = {{S::kText, "{\"name\": "},
-               {S::kNameString},
-               {S::kText, ", \"arguments\": "},
-               {S::kArguments},
-               {S::kText, "}"}},
-  };
+  static const CallGrammar grammar = EnvelopeList(" functools[", "]");
+
   static const ToolParserInfo format{
       .name = "firefunction_v2",
       .aliases = {"firefunction"},

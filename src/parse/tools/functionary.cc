@@ -282,10 +282,6 @@ std::unique_ptr<ToolParser> MakeFunctionaryParser(const ToolParserOptions& optio
 
 // The v3.2 shape, as generated after the `>>>` that ends the generation prompt.
 
-}  // namespace crux::parse::tools
-
-namespace crux::parse::tools {
-
 const ToolParserInfo& FunctionaryToolFormat() {
   using S = CallGrammar::Slot;
   static const CallGrammar grammar{

@@ -782,9 +782,6 @@ std::unique_ptr<ToolParser> MakeGemma4ToolParser(const ToolParserOptions& option
   return std::make_unique<Gemma4Parser>(options);
 }
 
-}  // namespace crux::parse::tools
-
-namespace crux::parse::tools {
 namespace {
 
 // The arguments object in Gemma literals: {k:<|"|>v<|"|>,n:1}.

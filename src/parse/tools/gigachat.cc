@@ -28,10 +28,6 @@ std::unique_ptr<ToolParser> MakeGigaChatParser(const ToolParserOptions& options)
   return std::make_unique<ListParser>(options, GigaChatFormat());
 }
 
-}  // namespace crux::parse::tools
-
-namespace crux::parse::tools {
-
 const ToolParserInfo& Gigachat3ToolFormat() {
   using S = CallGrammar::Slot;
   static const CallGrammar grammar{

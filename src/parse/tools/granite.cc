@@ -9,6 +9,7 @@
 
 #include "crux/parse/call_grammar.h"
 #include "crux/parse/tools/registry.h"
+#include "parse/tools/grammars.h"
 #include "parse/tools/tokens_common.h"
 
 namespace crux::parse::tools {
@@ -27,22 +28,9 @@ std::unique_ptr<ToolParser> MakeGraniteParser(const ToolParserOptions& options) 
   return std::make_unique<ListParser>(options, GraniteFormat());
 }
 
-}  // namespace crux::parse::tools
-
-namespace crux::parse::tools {
-
 const ToolParserInfo& GraniteToolFormat() {
-  using S = CallGrammar::Slot;
-  static const CallGrammar grammar{
-      .open = "<|tool_call|>[",
-      .close = "]",
-      .separator = ", ",
-      .call = {{S::kText, "{\"name\": "},
-               {S::kNameString},
-               {S::kText, ", \"arguments\": "},
-               {S::kArguments},
-               {S::kText, "}"}},
-  };
+  static const CallGrammar grammar = EnvelopeList("<|tool_call|>[", "]");
+
   static const ToolParserInfo format{
       .name = "granite",
       .aliases = {"granite3"},

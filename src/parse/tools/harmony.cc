@@ -252,10 +252,6 @@ std::unique_ptr<ToolParser> MakeHarmonyToolParser(const ToolParserOptions& optio
   return std::make_unique<HarmonyParser>(options);
 }
 
-}  // namespace crux::parse::tools
-
-namespace crux::parse::tools {
-
 const ToolParserInfo& HarmonyToolFormat() {
   using S = CallGrammar::Slot;
   static const CallGrammar grammar{

@@ -44,10 +44,6 @@ std::unique_ptr<ToolParser> MakeHermesParser(const ToolParserOptions& options) {
   return tags::MakeTagParser(Family(), options);
 }
 
-}  // namespace crux::parse::tools
-
-namespace crux::parse::tools {
-
 const ToolParserInfo& HermesToolFormat() {
   using S = CallGrammar::Slot;
   static const CallGrammar grammar{

@@ -201,10 +201,6 @@ std::unique_ptr<ToolParser> MakeKimiParser(const ToolParserOptions& options) {
   return std::make_unique<KimiParser>(options);
 }
 
-}  // namespace crux::parse::tools
-
-namespace crux::parse::tools {
-
 const ToolParserInfo& KimiToolFormat() {
   using S = CallGrammar::Slot;
   static const CallGrammar grammar{

@@ -272,10 +272,6 @@ std::unique_ptr<ToolParser> MakeKimiK3Parser(const ToolParserOptions& options) {
   return std::make_unique<KimiK3Parser>(options);
 }
 
-}  // namespace crux::parse::tools
-
-namespace crux::parse::tools {
-
 const ToolParserInfo& KimiK3ToolFormat() {
   using S = CallGrammar::Slot;
   static const CallGrammar grammar{

@@ -119,10 +119,6 @@ std::unique_ptr<ToolParser> MakeLfm2Parser(const ToolParserOptions& options) {
   return std::make_unique<Lfm2Parser>(options);
 }
 
-}  // namespace crux::parse::tools
-
-namespace crux::parse::tools {
-
 const ToolParserInfo& Lfm2ToolFormat() {
   using S = CallGrammar::Slot;
   static const CallGrammar grammar{

@@ -362,10 +362,6 @@ std::unique_ptr<ToolParser> MakeLlamaParser(const ToolParserOptions& options) {
 
 // Bare envelopes separated by "; " — the Llama 3.x JSON tool-calling output.
 
-}  // namespace crux::parse::tools
-
-namespace crux::parse::tools {
-
 const ToolParserInfo& LlamaToolFormat() {
   using S = CallGrammar::Slot;
   static const CallGrammar grammar{

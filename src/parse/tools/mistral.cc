@@ -229,10 +229,6 @@ std::unique_ptr<ToolParser> MakeMistralParser(const ToolParserOptions& options) 
   return std::make_unique<MistralParser>(options);
 }
 
-}  // namespace crux::parse::tools
-
-namespace crux::parse::tools {
-
 const ToolParserInfo& MistralToolFormat() {
   using S = CallGrammar::Slot;
   static const CallGrammar grammar{

@@ -304,10 +304,6 @@ std::unique_ptr<ToolParser> MakeMuseGlimmerParser(const ToolParserOptions& optio
   return std::make_unique<MuseGlimmerParser>(options);
 }
 
-}  // namespace crux::parse::tools
-
-namespace crux::parse::tools {
-
 const ToolParserInfo& MuseGlimmerToolFormat() {
   using S = CallGrammar::Slot;
   static const CallGrammar grammar{

@@ -10,6 +10,7 @@
 
 #include "crux/parse/call_grammar.h"
 #include "crux/parse/tools/registry.h"
+#include "parse/tools/grammars.h"
 #include "parse/tools/tags_common.h"
 
 namespace crux::parse::tools::tags {
@@ -36,22 +37,9 @@ std::unique_ptr<ToolParser> MakeNemotronParser(const ToolParserOptions& options)
 namespace crux::parse::tools {
 
 const ToolParserInfo& NemotronToolFormat() {
-  using S = CallGrammar::Slot;
-  static const CallGrammar grammar{
-      .separator = "\n",
-      .call = {{S::kText, "<tool_call>\n<function="},
-               {S::kName},
-               {S::kText, ">\n"},
-               {S::kArguments},
-               {S::kText, "</function>\n</tool_call>"}},
-      .args = CallGrammar::Args::kKeyValue,
-      .argument = {{S::kText, "<parameter="},
-                   {S::kKey},
-                   {S::kText, ">\n"},
-                   {S::kValue},
-                   {S::kText, "\n</parameter>\n"}},
-      .values = CallGrammar::Values::kPythonScalars,
-  };
+  static const CallGrammar grammar = FunctionXml(
+      "<tool_call>", "</tool_call>", /*value_newlines=*/true, CallGrammar::Values::kPythonScalars);
+
   static const ToolParserInfo format{
       .name = "nemotron",
       .aliases = {"nemotron3"},

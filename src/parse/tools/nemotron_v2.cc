@@ -7,6 +7,7 @@
 
 #include "crux/parse/call_grammar.h"
 #include "crux/parse/tools/registry.h"
+#include "parse/tools/grammars.h"
 #include "parse/tools/tokens_common.h"
 
 namespace crux::parse::tools {
@@ -25,22 +26,9 @@ std::unique_ptr<ToolParser> MakeNemotronV2Parser(const ToolParserOptions& option
   return std::make_unique<ListParser>(options, NemotronV2Format());
 }
 
-}  // namespace crux::parse::tools
-
-namespace crux::parse::tools {
-
 const ToolParserInfo& NemotronV2ToolFormat() {
-  using S = CallGrammar::Slot;
-  static const CallGrammar grammar{
-      .open = "<TOOLCALL>[",
-      .close = "]</TOOLCALL>",
-      .separator = ", ",
-      .call = {{S::kText, "{\"name\": "},
-               {S::kNameString},
-               {S::kText, ", \"arguments\": "},
-               {S::kArguments},
-               {S::kText, "}"}},
-  };
+  static const CallGrammar grammar = EnvelopeList("<TOOLCALL>[", "]</TOOLCALL>");
+
   static const ToolParserInfo format{
       .name = "nemotron_v2",
       .aliases = {"nemotron_nano_v2"},

@@ -73,10 +73,6 @@ std::unique_ptr<ToolParser> MakePythonicParser(const ToolParserOptions& options)
   return std::make_unique<PythonicParser>(options);
 }
 
-}  // namespace crux::parse::tools
-
-namespace crux::parse::tools {
-
 const ToolParserInfo& PythonicToolFormat() {
   using S = CallGrammar::Slot;
   static const CallGrammar grammar{

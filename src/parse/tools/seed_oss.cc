@@ -10,6 +10,7 @@
 
 #include "crux/parse/call_grammar.h"
 #include "crux/parse/tools/registry.h"
+#include "parse/tools/grammars.h"
 #include "parse/tools/tags_common.h"
 
 namespace crux::parse::tools::tags {
@@ -36,22 +37,10 @@ std::unique_ptr<ToolParser> MakeSeedOssParser(const ToolParserOptions& options) 
 namespace crux::parse::tools {
 
 const ToolParserInfo& SeedOssToolFormat() {
-  using S = CallGrammar::Slot;
-  static const CallGrammar grammar{
-      .separator = "\n",
-      .call = {{S::kText, "<seed:tool_call>\n<function="},
-               {S::kName},
-               {S::kText, ">\n"},
-               {S::kArguments},
-               {S::kText, "</function>\n</seed:tool_call>"}},
-      .args = CallGrammar::Args::kKeyValue,
-      .argument = {{S::kText, "<parameter="},
-                   {S::kKey},
-                   {S::kText, ">"},
-                   {S::kValue},
-                   {S::kText, "</parameter>\n"}},
-      .values = CallGrammar::Values::kPython,
-  };
+  static const CallGrammar grammar =
+      FunctionXml("<seed:tool_call>", "</seed:tool_call>", /*value_newlines=*/false,
+                  CallGrammar::Values::kPython);
+
   static const ToolParserInfo format{
       .name = "seed_oss",
       .aliases = {"seed"},

@@ -178,10 +178,6 @@ std::unique_ptr<ToolParser> MakeSolarOpenParser(const ToolParserOptions& options
   return std::make_unique<SolarOpenParser>(options);
 }
 
-}  // namespace crux::parse::tools
-
-namespace crux::parse::tools {
-
 const ToolParserInfo& SolarOpenToolFormat() {
   using S = CallGrammar::Slot;
   static const CallGrammar grammar{

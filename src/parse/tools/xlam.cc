@@ -13,6 +13,7 @@
 
 #include "crux/parse/call_grammar.h"
 #include "crux/parse/tools/registry.h"
+#include "parse/tools/grammars.h"
 #include "parse/tools/tokens_common.h"
 
 namespace crux::parse::tools {
@@ -196,22 +197,9 @@ std::unique_ptr<ToolParser> MakeXlamParser(const ToolParserOptions& options) {
   return std::make_unique<XlamParser>(options);
 }
 
-}  // namespace crux::parse::tools
-
-namespace crux::parse::tools {
-
 const ToolParserInfo& XlamToolFormat() {
-  using S = CallGrammar::Slot;
-  static const CallGrammar grammar{
-      .open = "[",
-      .close = "]",
-      .separator = ", ",
-      .call = {{S::kText, "{\"name\": "},
-               {S::kNameString},
-               {S::kText, ", \"arguments\": "},
-               {S::kArguments},
-               {S::kText, "}"}},
-  };
+  static const CallGrammar grammar = EnvelopeList("[", "]");
+
   static const ToolParserInfo format{
       .name = "xlam",
       .aliases = {},

@@ -1,0 +1,24 @@
+// Call grammars several formats share (see crux/parse/call_grammar.h): the JSON call envelope,
+// a JSON list of envelopes between markers, and Qwen3-Coder's <function=…> XML.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "crux/parse/call_grammar.h"
+
+namespace crux::parse::tools {
+
+// {"name": NAME, "arguments": ARGS} (`args_key_part` is the text between the name and the
+// arguments, e.g. `, "parameters": `).
+std::vector<CallGrammar::Part> EnvelopeCall(std::string_view args_key_part = ", \"arguments\": ");
+
+// `open`[envelope, envelope]`close`.
+CallGrammar EnvelopeList(std::string_view open, std::string_view close);
+
+// `open` <function=NAME> <parameter=K>V</parameter> … </function> `close`, one block per call,
+// calls separated by a newline; `value_newlines`: V on its own line.
+CallGrammar FunctionXml(std::string_view open, std::string_view close, bool value_newlines,
+                        CallGrammar::Values values);
+
+}  // namespace crux::parse::tools
