@@ -410,6 +410,41 @@ class M3InvokeDecoder final : public CallDecoder {
     bool merge = false;      // a run of same-tag siblings that becomes one array member
   };
 
+  // A container being written by ValueJson.
+  struct Open {
+    Shape shape;
+    bool close_run = false;  // this element ends a run: `]` after its own closer
+    bool first = true;
+    bool run_open = false;                           // objects: a run's array is open
+    std::unordered_set<std::string_view> keys = {};  // objects: the first value of a key wins
+  };
+
+  // Writes what comes before an element's value inside `parent`: the separator and, in an
+  // object, the key (and the '[' that opens a run of same-tag siblings). `last_of_run`: the
+  // element ends such a run. False when the key was seen before: the element is skipped.
+  static bool BeforeValue(const Token& token, const Element& element, Open& parent,
+                          std::string& out, bool& last_of_run) {
+    if (parent.shape != Shape::kObject) {
+      if (!parent.first) out += ", ";
+      parent.first = false;
+      return true;
+    }
+    if (element.same_prev && parent.run_open) {
+      out += ", ";
+    } else {
+      if (!parent.keys.insert(token.text).second) return false;
+      if (!parent.first) out += ", ";
+      parent.first = false;
+      text::AppendJsonString(out, token.text);
+      out += ": ";
+      parent.run_open = element.merge;
+      if (parent.run_open) out += '[';
+    }
+    last_of_run = parent.run_open && !element.same_next;
+    if (last_of_run) parent.run_open = false;
+    return true;
+  }
+
   // The JSON of tokens_[begin, end) (the content of one top-level element, schema `node`),
   // appended to `out`; false when text is mixed with elements. Three passes with explicit
   // stacks, so any depth and width decode in linear time: the first pairs each element with
@@ -427,13 +462,6 @@ class M3InvokeDecoder final : public CallDecoder {
       out += Leaf(LeafText(begin, end), root.node);
       return true;
     }
-    struct Open {
-      Shape shape;
-      bool close_run = false;  // this element ends a run: `]` after its own closer
-      bool first = true;
-      bool run_open = false;                           // objects: a run's array is open
-      std::unordered_set<std::string_view> keys = {};  // objects: the first value of a key wins
-    };
     std::vector<Open> stack;
     stack.push_back({root.shape});
     out += root.shape == Shape::kArray ? '[' : '{';
@@ -447,28 +475,10 @@ class M3InvokeDecoder final : public CallDecoder {
         continue;
       }
       const Element& element = elements[i - begin];
-      Open& parent = stack.back();
       bool last_of_run = false;
-      if (parent.shape == Shape::kObject) {
-        if (element.same_prev && parent.run_open) {
-          out += ", ";
-        } else {
-          if (!parent.keys.insert(token.text).second) {
-            i = SkipElement(i, end);
-            continue;
-          }
-          if (!parent.first) out += ", ";
-          parent.first = false;
-          text::AppendJsonString(out, token.text);
-          out += ": ";
-          parent.run_open = element.merge;
-          if (parent.run_open) out += '[';
-        }
-        last_of_run = parent.run_open && !element.same_next;
-        if (last_of_run) parent.run_open = false;
-      } else {
-        if (!parent.first) out += ", ";
-        parent.first = false;
+      if (!BeforeValue(token, element, stack.back(), out, last_of_run)) {
+        i = SkipElement(i, end);
+        continue;
       }
       if (element.shape == Shape::kLeaf) {
         out += Leaf(LeafText(i + 1, end), element.node);

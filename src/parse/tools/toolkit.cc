@@ -142,110 +142,97 @@ void JsonStringDecoder::Reset() {
   high_surrogate_ = 0;
 }
 
+void JsonStringDecoder::FlushHigh(std::string& out) {
+  if (high_surrogate_ != 0) {
+    utf8::AppendCodePoint(out, 0xFFFD);
+    high_surrogate_ = 0;
+  }
+}
+
+JsonStringDecoder::Step JsonStringDecoder::Plain(std::string_view rest, std::string& out) {
+  const char c = rest[0];
+  if (c == '"') {
+    FlushHigh(out);
+    return {1, Status::kDone};
+  }
+  if (c == '\\') {
+    state_ = State::kEscape;
+    return {1, Status::kNeedMore};
+  }
+  if (static_cast<unsigned char>(c) < 0x20) return {0, Status::kError};
+  FlushHigh(out);
+  size_t j = 0;  // copy a run of plain bytes at once
+  while (j < rest.size() && rest[j] != '"' && rest[j] != '\\' &&
+         static_cast<unsigned char>(rest[j]) >= 0x20) {
+    ++j;
+  }
+  out.append(rest.substr(0, j));
+  return {j, Status::kNeedMore};
+}
+
+JsonStringDecoder::Step JsonStringDecoder::Escape(char c, std::string& out) {
+  static constexpr std::string_view kFrom = "\"\\/bfnrt";
+  static constexpr std::string_view kTo = "\"\\/\b\f\n\r\t";
+  if (c == 'u') {
+    state_ = State::kUnicode;
+    hex_left_ = 4;
+    code_ = 0;
+    return {1, Status::kNeedMore};
+  }
+  const size_t at = kFrom.find(c);
+  if (at == std::string_view::npos) return {0, Status::kError};
+  FlushHigh(out);
+  out.push_back(kTo[at]);
+  state_ = State::kPlain;
+  return {1, Status::kNeedMore};
+}
+
+JsonStringDecoder::Step JsonStringDecoder::Unicode(char c, std::string& out) {
+  int digit = -1;
+  if (c >= '0' && c <= '9') {
+    digit = c - '0';
+  } else if (c >= 'a' && c <= 'f') {
+    digit = c - 'a' + 10;
+  } else if (c >= 'A' && c <= 'F') {
+    digit = c - 'A' + 10;
+  }
+  if (digit < 0) return {0, Status::kError};
+  code_ = code_ * 16 + static_cast<char32_t>(digit);
+  if (--hex_left_ > 0) return {1, Status::kNeedMore};
+  state_ = State::kPlain;
+  if (code_ >= 0xD800 && code_ <= 0xDBFF) {
+    FlushHigh(out);
+    high_surrogate_ = code_;
+  } else if (code_ >= 0xDC00 && code_ <= 0xDFFF && high_surrogate_ != 0) {
+    utf8::AppendCodePoint(out, 0x10000 + ((high_surrogate_ - 0xD800) << 10) + (code_ - 0xDC00));
+    high_surrogate_ = 0;
+  } else {
+    FlushHigh(out);
+    utf8::AppendCodePoint(out, code_);
+  }
+  return {1, Status::kNeedMore};
+}
+
 JsonStringDecoder::Status JsonStringDecoder::Feed(std::string_view text, size_t& consumed,
                                                   std::string& out) {
-  auto flush_high = [&] {
-    if (high_surrogate_ != 0) {
-      utf8::AppendCodePoint(out, 0xFFFD);
-      high_surrogate_ = 0;
-    }
-  };
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
+  size_t i = 0;
+  while (i < text.size()) {
+    Step step{0, Status::kNeedMore};
     switch (state_) {
-      case State::kPlain: {
-        if (c == '"') {
-          flush_high();
-          consumed = i + 1;
-          return Status::kDone;
-        }
-        if (c == '\\') {
-          state_ = State::kEscape;
-          break;
-        }
-        if (static_cast<unsigned char>(c) < 0x20) {
-          consumed = i;
-          return Status::kError;
-        }
-        flush_high();
-        size_t j = i;  // copy a run of plain bytes at once
-        while (j < text.size() && text[j] != '"' && text[j] != '\\' &&
-               static_cast<unsigned char>(text[j]) >= 0x20) {
-          ++j;
-        }
-        out.append(text.substr(i, j - i));
-        i = j - 1;
+      case State::kPlain:
+        step = Plain(text.substr(i), out);
         break;
-      }
-      case State::kEscape: {
-        char decoded = 0;
-        switch (c) {
-          case '"':
-            decoded = '"';
-            break;
-          case '\\':
-            decoded = '\\';
-            break;
-          case '/':
-            decoded = '/';
-            break;
-          case 'b':
-            decoded = '\b';
-            break;
-          case 'f':
-            decoded = '\f';
-            break;
-          case 'n':
-            decoded = '\n';
-            break;
-          case 'r':
-            decoded = '\r';
-            break;
-          case 't':
-            decoded = '\t';
-            break;
-          case 'u':
-            state_ = State::kUnicode;
-            hex_left_ = 4;
-            code_ = 0;
-            continue;
-          default:
-            consumed = i;
-            return Status::kError;
-        }
-        flush_high();
-        out.push_back(decoded);
-        state_ = State::kPlain;
+      case State::kEscape:
+        step = Escape(text[i], out);
         break;
-      }
-      case State::kUnicode: {
-        int digit = -1;
-        if (c >= '0' && c <= '9')
-          digit = c - '0';
-        else if (c >= 'a' && c <= 'f')
-          digit = c - 'a' + 10;
-        else if (c >= 'A' && c <= 'F')
-          digit = c - 'A' + 10;
-        if (digit < 0) {
-          consumed = i;
-          return Status::kError;
-        }
-        code_ = code_ * 16 + static_cast<char32_t>(digit);
-        if (--hex_left_ > 0) break;
-        state_ = State::kPlain;
-        if (code_ >= 0xD800 && code_ <= 0xDBFF) {
-          flush_high();
-          high_surrogate_ = code_;
-        } else if (code_ >= 0xDC00 && code_ <= 0xDFFF && high_surrogate_ != 0) {
-          utf8::AppendCodePoint(out,
-                                0x10000 + ((high_surrogate_ - 0xD800) << 10) + (code_ - 0xDC00));
-          high_surrogate_ = 0;
-        } else {
-          flush_high();
-          utf8::AppendCodePoint(out, code_);
-        }
+      case State::kUnicode:
+        step = Unicode(text[i], out);
         break;
-      }
+    }
+    i += step.n;
+    if (step.status != Status::kNeedMore) {
+      consumed = i;
+      return step.status;
     }
   }
   consumed = text.size();

@@ -148,6 +148,17 @@ class JsonStringDecoder {
 
  private:
   enum class State : uint8_t { kPlain, kEscape, kUnicode };
+  // One step of Feed: the bytes it used, and whether the string ended or is malformed.
+  struct Step {
+    size_t n;
+    Status status;
+  };
+  Step Plain(std::string_view rest, std::string& out);
+  Step Escape(char c, std::string& out);
+  Step Unicode(char c, std::string& out);
+  // A high surrogate not followed by a low one is written as U+FFFD.
+  void FlushHigh(std::string& out);
+
   State state_ = State::kPlain;
   int hex_left_ = 0;
   char32_t code_ = 0;

@@ -126,6 +126,69 @@ class PythonLiteral {
     return Number(out);
   }
 
+  // What the innermost container made of the text after one of its values.
+  enum class After : uint8_t { kNextValue, kMalformed, kClosed };
+
+  static After NextOr(bool ok) { return ok ? After::kNextValue : After::kMalformed; }
+
+  // A set (`{1, 2}`): its elements, sorted and without duplicates, as a JSON array.
+  After SetDone(Frame& f) {
+    f.items.push_back(std::move(f.buffer));
+    f.buffer.clear();
+    if (At(',')) {
+      ++pos_;
+      SkipSpace();
+      if (!At('}')) return After::kNextValue;
+    }
+    if (!At('}')) return After::kMalformed;
+    ++pos_;
+    std::sort(f.items.begin(), f.items.end());
+    f.items.erase(std::unique(f.items.begin(), f.items.end()), f.items.end());
+    std::string& out = Dest(f.dest);
+    out.push_back('[');
+    for (size_t i = 0; i < f.items.size(); ++i) {
+      if (i) out.push_back(',');
+      out.append(f.items[i]);
+    }
+    out.push_back(']');
+    frames_.pop_back();
+    return After::kClosed;
+  }
+
+  After DictDone(Frame& f, int top) {
+    if (!f.want_value) return At(':') ? NextOr(Key(top, /*first=*/false)) : After::kMalformed;
+    f.want_value = false;
+    if (At(',')) {
+      ++pos_;
+      SkipSpace();
+      if (!At('}')) {
+        f.collecting = true;  // the next key
+        return After::kNextValue;
+      }
+    }
+    if (!At('}')) return After::kMalformed;
+    ++pos_;
+    Dest(f.dest).push_back('}');
+    frames_.pop_back();
+    return After::kClosed;
+  }
+
+  After SequenceDone(Frame& f) {
+    if (At(',')) {
+      ++pos_;
+      SkipSpace();
+      if (!At(f.close)) {
+        Dest(f.dest).push_back(',');
+        return After::kNextValue;
+      }
+    }
+    if (!At(f.close)) return After::kMalformed;
+    ++pos_;
+    Dest(f.dest).push_back(']');
+    frames_.pop_back();
+    return After::kClosed;
+  }
+
   // A value ended in the innermost container: reads what follows it, closing containers that
   // end here, until another value is due (true with frames open) or the outermost value
   // ended (true with none open).
@@ -134,6 +197,7 @@ class PythonLiteral {
       SkipSpace();
       const int top = static_cast<int>(frames_.size()) - 1;
       Frame& f = frames_.back();
+      After after = After::kClosed;
       switch (f.kind) {
         case Kind::kBrace:
           if (At(':')) {  // a dict: the first element was its first key
@@ -141,63 +205,19 @@ class PythonLiteral {
             return Key(top, /*first=*/true);
           }
           f.kind = Kind::kSet;
-          [[fallthrough]];
-        case Kind::kSet: {
-          f.items.push_back(std::move(f.buffer));
-          f.buffer.clear();
-          if (At(',')) {
-            ++pos_;
-            SkipSpace();
-            if (!At('}')) return true;  // the next element
-          }
-          if (!At('}')) return false;
-          ++pos_;
-          std::sort(f.items.begin(), f.items.end());
-          f.items.erase(std::unique(f.items.begin(), f.items.end()), f.items.end());
-          std::string& out = Dest(f.dest);
-          out.push_back('[');
-          for (size_t i = 0; i < f.items.size(); ++i) {
-            if (i) out.push_back(',');
-            out.append(f.items[i]);
-          }
-          out.push_back(']');
-          frames_.pop_back();
-          break;  // the set was a value of its parent
-        }
+          after = SetDone(f);
+          break;
+        case Kind::kSet:
+          after = SetDone(f);
+          break;
         case Kind::kDict:
-          if (!f.want_value) {  // a key ended
-            if (!At(':')) return false;
-            return Key(top, /*first=*/false);
-          }
-          f.want_value = false;
-          if (At(',')) {
-            ++pos_;
-            SkipSpace();
-            if (!At('}')) {
-              f.collecting = true;  // the next key
-              return true;
-            }
-          }
-          if (!At('}')) return false;
-          ++pos_;
-          Dest(f.dest).push_back('}');
-          frames_.pop_back();
+          after = DictDone(f, top);
           break;
         case Kind::kSequence:
-          if (At(',')) {
-            ++pos_;
-            SkipSpace();
-            if (!At(f.close)) {
-              Dest(f.dest).push_back(',');
-              return true;  // the next element
-            }
-          }
-          if (!At(f.close)) return false;
-          ++pos_;
-          Dest(f.dest).push_back(']');
-          frames_.pop_back();
+          after = SequenceDone(f);
           break;
       }
+      if (after != After::kClosed) return after == After::kNextValue;
     }
     return true;
   }
