@@ -1,9 +1,9 @@
+#include "crux/parse/tools/registry.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
 #include <string>
-
-#include "crux/parse/tools/registry.h"
 
 namespace crux::parse {
 namespace {

@@ -1,12 +1,11 @@
 // The Responses store: what it keeps, for how long, within which bytes, and how the decoder
 // resolves previous_response_id and item_reference from it.
-#include "crux/protocol/response_store.h"
-
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "crux/protocol/codec.h"
+#include "crux/protocol/response_store.h"
 
 namespace crux::protocol {
 namespace {

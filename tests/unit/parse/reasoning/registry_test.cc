@@ -1,7 +1,8 @@
+#include "crux/parse/reasoning/registry.h"
+
 #include <gtest/gtest.h>
 
 #include "crux/parse/output_parser.h"
-#include "crux/parse/reasoning/registry.h"
 
 namespace crux::parse {
 namespace {
