@@ -36,6 +36,29 @@ int Fail(const std::string& message) {
   return 2;
 }
 
+// The engine --engine names (mock: replaying --script); a script directory names its own
+// models, so --served-model-name is cleared for it.
+Expected<std::unique_ptr<engine::Engine>> MakeEngine(ServeFlags& flags) {
+  if (flags.engine != "mock") {
+    return Error(ErrorCode::kInvalidArgument,
+                 "unknown --engine '" + flags.engine + "'; available: mock");
+  }
+  if (flags.script.empty()) {
+    return Error(ErrorCode::kInvalidArgument, "--engine mock needs --script FILE or DIRECTORY");
+  }
+  const std::string name =
+      flags.server.served_model_name.empty() ? "mock" : flags.server.served_model_name;
+  auto scripts = engine::LoadMockScripts(flags.script, name);
+  if (!scripts.ok()) return scripts.error();
+  engine::MockEngineOptions options;
+  options.scripts = std::move(*scripts);
+  options.tokens_per_second = flags.tokens_per_second;
+  if (flags.server.served_model_name.empty() || options.scripts.size() > 1) {
+    flags.server.served_model_name.clear();  // a script directory names its own models
+  }
+  return engine::MakeMockEngine(std::move(options));
+}
+
 int RunServe(ServeFlags& flags) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("crux"));
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %l %v");
@@ -73,29 +96,13 @@ int RunServe(ServeFlags& flags) {
     flags.server.pipeline.response_store = std::make_shared<protocol::ResponseStore>(store);
   }
 
-  std::unique_ptr<engine::Engine> engine;
-  if (flags.engine == "mock") {
-    if (flags.script.empty()) return Fail("--engine mock needs --script FILE or DIRECTORY");
-    const std::string name =
-        flags.server.served_model_name.empty() ? "mock" : flags.server.served_model_name;
-    auto scripts = engine::LoadMockScripts(flags.script, name);
-    if (!scripts.ok()) return Fail(scripts.error().message());
-    engine::MockEngineOptions options;
-    options.scripts = std::move(*scripts);
-    options.tokens_per_second = flags.tokens_per_second;
-    if (flags.server.served_model_name.empty() || options.scripts.size() > 1) {
-      flags.server.served_model_name.clear();  // a script directory names its own models
-    }
-    engine = engine::MakeMockEngine(std::move(options));
-  } else {
-    return Fail("unknown --engine '" + flags.engine + "'; available: mock");
-  }
-
-  server::Server srv(flags.server, *engine);
+  auto engine = MakeEngine(flags);
+  if (!engine.ok()) return Fail(engine.error().message());
+  server::Server srv(flags.server, **engine);
   if (Status st = srv.Listen(); !st.ok()) return Fail(st.error().message());
   spdlog::info("crux serve listening on http://{}:{}", flags.server.host, srv.port());
   srv.Run();
-  engine->Shutdown();
+  (*engine)->Shutdown();
   return 0;
 }
 
