@@ -177,19 +177,21 @@ bool JsonScanner::NumberByte(char c, bool& ends) {
   return false;
 }
 
-JsonScanner::Step JsonScanner::Ended() {
+// The per-state handlers below are inlined into Feed's loop: as calls they cost about a fifth
+// of the scanner's throughput.
+[[gnu::always_inline]] inline JsonScanner::Step JsonScanner::Ended() {
   ValueEnded();
   return state_ == State::kDone ? Step::kEndAfter : Step::kNext;
 }
 
-JsonScanner::Step JsonScanner::FailStep(const char* why) {
+[[gnu::always_inline]] inline JsonScanner::Step JsonScanner::FailStep(const char* why) {
   Fail(why);
   return Step::kFail;
 }
 
 // The byte that ended a run of plain string bytes: the closing quote, a backslash, or a
 // control character.
-JsonScanner::Step JsonScanner::StringByte(char c) {
+[[gnu::always_inline]] inline JsonScanner::Step JsonScanner::StringByte(char c) {
   if (c == '"') {
     if (!string_is_key_) return Ended();
     state_ = State::kColon;
@@ -200,7 +202,7 @@ JsonScanner::Step JsonScanner::StringByte(char c) {
   return Step::kNext;
 }
 
-JsonScanner::Step JsonScanner::EscapeByte(char c) {
+[[gnu::always_inline]] inline JsonScanner::Step JsonScanner::EscapeByte(char c) {
   if (c == 'u') {
     state_ = State::kUnicode;
     count_ = 4;
@@ -216,7 +218,7 @@ JsonScanner::Step JsonScanner::EscapeByte(char c) {
   return FailStep("invalid escape in string");
 }
 
-JsonScanner::Step JsonScanner::UnicodeByte(char c) {
+[[gnu::always_inline]] inline JsonScanner::Step JsonScanner::UnicodeByte(char c) {
   if (!IsHex(c)) return FailStep("invalid \\u escape");
   unit_ = static_cast<uint16_t>(unit_ * 16 + HexValue(c));
   if (--count_ != 0) return Step::kNext;
@@ -230,14 +232,14 @@ JsonScanner::Step JsonScanner::UnicodeByte(char c) {
   return Step::kNext;
 }
 
-JsonScanner::Step JsonScanner::LiteralByte(char c) {
+[[gnu::always_inline]] inline JsonScanner::Step JsonScanner::LiteralByte(char c) {
   if (c != literal_[count_]) return FailStep("invalid literal");
   ++count_;
   return literal_[count_] == '\0' ? Ended() : Step::kNext;
 }
 
 // A number ends at the first byte that is not part of it; that byte is read again after it.
-JsonScanner::Step JsonScanner::NumberStep(char c) {
+[[gnu::always_inline]] inline JsonScanner::Step JsonScanner::NumberStep(char c) {
   bool ends = false;
   if (!NumberByte(c, ends)) return FailStep("invalid number");
   if (!ends) return Step::kNext;
@@ -250,7 +252,7 @@ JsonScanner::Step JsonScanner::NumberStep(char c) {
 }
 
 // kStart or kValue: whitespace, then a value (or, right after '[', the ']' of an empty array).
-JsonScanner::Step JsonScanner::ValueByte(char c) {
+[[gnu::always_inline]] inline JsonScanner::Step JsonScanner::ValueByte(char c) {
   if (IsJsonSpace(c)) return Step::kNext;
   if (c == ']' && state_ == State::kValue && array_may_close_) {
     stack_.pop_back();
@@ -262,7 +264,7 @@ JsonScanner::Step JsonScanner::ValueByte(char c) {
 }
 
 // kKeyOrEnd or kKey: whitespace, then a key (or, right after '{', the '}' of an empty object).
-JsonScanner::Step JsonScanner::KeyByte(char c) {
+[[gnu::always_inline]] inline JsonScanner::Step JsonScanner::KeyByte(char c) {
   if (IsJsonSpace(c)) return Step::kNext;
   if (c == '}' && state_ == State::kKeyOrEnd) {
     stack_.pop_back();
@@ -274,7 +276,7 @@ JsonScanner::Step JsonScanner::KeyByte(char c) {
   return Step::kNext;
 }
 
-JsonScanner::Step JsonScanner::ColonByte(char c) {
+[[gnu::always_inline]] inline JsonScanner::Step JsonScanner::ColonByte(char c) {
   if (IsJsonSpace(c)) return Step::kNext;
   if (c != ':') return FailStep("expected ':' after key");
   array_may_close_ = false;
@@ -283,7 +285,7 @@ JsonScanner::Step JsonScanner::ColonByte(char c) {
 }
 
 // kAfter: whitespace, then ',' or the closer of the innermost container.
-JsonScanner::Step JsonScanner::AfterByte(char c) {
+[[gnu::always_inline]] inline JsonScanner::Step JsonScanner::AfterByte(char c) {
   if (IsJsonSpace(c)) return Step::kNext;
   if (c == ',') {
     if (stack_.back() == '{') {
@@ -301,7 +303,7 @@ JsonScanner::Step JsonScanner::AfterByte(char c) {
   return FailStep("expected ',' or a closing bracket");
 }
 
-JsonScanner::Step JsonScanner::ByteStep(char c) {
+[[gnu::always_inline]] inline JsonScanner::Step JsonScanner::ByteStep(char c) {
   switch (state_) {
     case State::kString:
       return StringByte(c);
