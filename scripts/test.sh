@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds crux with clang + ASan/UBSan (tests and libFuzzer targets),
 # installs the pinned SDKs for the end-to-end tests, and runs every test: unit tests, fixture
-# every-split tests, short fuzz runs, and the SDK end-to-end tests against `crux serve`.
+# every-split tests, short fuzz runs, the SDK end-to-end tests against `crux serve`, and the
+# lint checks (formatting, clang-tidy naming and function length, unit-test layout).
 # The output ends with ctest's summary; the exit status is non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."

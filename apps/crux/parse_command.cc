@@ -123,56 +123,74 @@ Expected<std::vector<std::string>> ReadChunks(const std::string& input) {
   return chunks;
 }
 
-int RunParse(const ParseFlags& flags) {
+// The parsers the flags ask for: --reasoning-parser, and --tool-call-parser (auto when only
+// --tools is given) typed by the --tools file.
+Expected<parse::ParserChainOptions> ChainOptions(const ParseFlags& flags) {
   parse::ParserChainOptions chain;
   chain.reasoning_parser = flags.reasoning_parser;
   if (flags.start_in_reasoning) chain.reasoning.start_in_reasoning = true;
   if (flags.no_start_in_reasoning) chain.reasoning.start_in_reasoning = false;
   chain.tool_call_promotion = !flags.no_tool_call_promotion;
-  if (!flags.tool_parser.empty() || !flags.tools_file.empty()) {
-    if (!flags.tools_file.empty()) {
-      std::ifstream in(flags.tools_file, std::ios::binary);
-      if (!in) return Fail("cannot read --tools file " + flags.tools_file);
-      const std::string text((std::istreambuf_iterator<char>(in)),
-                             std::istreambuf_iterator<char>());
-      auto specs = protocol::DecodeToolSpecs(text);
-      if (!specs.ok()) return Fail("--tools " + flags.tools_file + ": " + specs.error().message());
-      chain.tools.tools = std::move(*specs);
+  if (flags.tool_parser.empty() && flags.tools_file.empty()) return chain;
+  if (!flags.tools_file.empty()) {
+    std::ifstream in(flags.tools_file, std::ios::binary);
+    if (!in) {
+      return Error(ErrorCode::kInvalidArgument, "cannot read --tools file " + flags.tools_file);
     }
-    chain.tool_parser = flags.tool_parser.empty() ? "auto" : flags.tool_parser;
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto specs = protocol::DecodeToolSpecs(text);
+    if (!specs.ok()) {
+      return Error(specs.error().code(),
+                   "--tools " + flags.tools_file + ": " + specs.error().message());
+    }
+    chain.tools.tools = std::move(*specs);
   }
-  auto created = parse::CreateOutputParser(chain);
+  chain.tool_parser = flags.tool_parser.empty() ? "auto" : flags.tool_parser;
+  return chain;
+}
+
+// Adds the events in `sink` to `builder` and, as one JSON array, to `events`; empties `sink`.
+void Record(parse::EventSink& sink, parse::ResultBuilder& builder, Json& events) {
+  Json produced = Json::array();
+  for (const parse::Event& e : sink.events())
+    produced.push_back(EventToJson(e));
+  builder.AddAll(sink.events());
+  events.push_back(std::move(produced));
+  sink.Clear();
+}
+
+// Feeds each chunk as one delta; the result with the events each delta produced.
+std::string ParseChunks(parse::OutputParser& parser, const std::vector<std::string>& chunks) {
+  parse::EventSink sink;
+  parse::ResultBuilder builder;
+  Json events = Json::array();
+  for (const std::string& chunk : chunks) {
+    parser.Feed(chunk, sink);
+    Record(sink, builder, events);
+  }
+  parser.Finish(sink);
+  Record(sink, builder, events);
+  return ResultText(builder.Take(), &events);
+}
+
+int RunParse(const ParseFlags& flags) {
+  auto chain = ChainOptions(flags);
+  if (!chain.ok()) return Fail(chain.error().message());
+  auto created = parse::CreateOutputParser(*chain);
   if (!created.ok()) return Fail(created.error().message());
   parse::OutputParser& parser = **created;
 
   std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
   if (std::cin.bad()) return Fail("cannot read standard input");
 
-  parse::EventSink sink;
-  parse::ResultBuilder builder;
   std::string out;
   if (flags.chunks) {
     auto chunks = ReadChunks(input);
     if (!chunks.ok()) return Fail(chunks.error().message());
-    Json events = Json::array();
-    for (const std::string& chunk : *chunks) {
-      sink.Clear();
-      parser.Feed(chunk, sink);
-      Json produced = Json::array();
-      for (const parse::Event& e : sink.events())
-        produced.push_back(EventToJson(e));
-      builder.AddAll(sink.events());
-      events.push_back(std::move(produced));
-    }
-    sink.Clear();
-    parser.Finish(sink);
-    Json produced = Json::array();
-    for (const parse::Event& e : sink.events())
-      produced.push_back(EventToJson(e));
-    builder.AddAll(sink.events());
-    events.push_back(std::move(produced));
-    out = ResultText(builder.Take(), &events);
+    out = ParseChunks(parser, *chunks);
   } else {
+    parse::EventSink sink;
+    parse::ResultBuilder builder;
     parser.Feed(input, sink);
     parser.Finish(sink);
     builder.AddAll(sink.events());

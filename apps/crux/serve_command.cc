@@ -36,6 +36,29 @@ int Fail(const std::string& message) {
   return 2;
 }
 
+// The engine --engine names (mock: replaying --script); a script directory names its own
+// models, so --served-model-name is cleared for it.
+Expected<std::unique_ptr<engine::Engine>> MakeEngine(ServeFlags& flags) {
+  if (flags.engine != "mock") {
+    return Error(ErrorCode::kInvalidArgument,
+                 "unknown --engine '" + flags.engine + "'; available: mock");
+  }
+  if (flags.script.empty()) {
+    return Error(ErrorCode::kInvalidArgument, "--engine mock needs --script FILE or DIRECTORY");
+  }
+  const std::string name =
+      flags.server.served_model_name.empty() ? "mock" : flags.server.served_model_name;
+  auto scripts = engine::LoadMockScripts(flags.script, name);
+  if (!scripts.ok()) return scripts.error();
+  engine::MockEngineOptions options;
+  options.scripts = std::move(*scripts);
+  options.tokens_per_second = flags.tokens_per_second;
+  if (flags.server.served_model_name.empty() || options.scripts.size() > 1) {
+    flags.server.served_model_name.clear();  // a script directory names its own models
+  }
+  return engine::MakeMockEngine(std::move(options));
+}
+
 int RunServe(ServeFlags& flags) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("crux"));
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %l %v");
@@ -73,62 +96,40 @@ int RunServe(ServeFlags& flags) {
     flags.server.pipeline.response_store = std::make_shared<protocol::ResponseStore>(store);
   }
 
-  std::unique_ptr<engine::Engine> engine;
-  if (flags.engine == "mock") {
-    if (flags.script.empty()) return Fail("--engine mock needs --script FILE or DIRECTORY");
-    const std::string name =
-        flags.server.served_model_name.empty() ? "mock" : flags.server.served_model_name;
-    auto scripts = engine::LoadMockScripts(flags.script, name);
-    if (!scripts.ok()) return Fail(scripts.error().message());
-    engine::MockEngineOptions options;
-    options.scripts = std::move(*scripts);
-    options.tokens_per_second = flags.tokens_per_second;
-    if (flags.server.served_model_name.empty() || options.scripts.size() > 1) {
-      flags.server.served_model_name.clear();  // a script directory names its own models
-    }
-    engine = engine::MakeMockEngine(std::move(options));
-  } else {
-    return Fail("unknown --engine '" + flags.engine + "'; available: mock");
-  }
-
-  server::Server srv(flags.server, *engine);
+  auto engine = MakeEngine(flags);
+  if (!engine.ok()) return Fail(engine.error().message());
+  server::Server srv(flags.server, **engine);
   if (Status st = srv.Listen(); !st.ok()) return Fail(st.error().message());
   spdlog::info("crux serve listening on http://{}:{}", flags.server.host, srv.port());
   srv.Run();
-  engine->Shutdown();
+  (*engine)->Shutdown();
   return 0;
 }
 
-}  // namespace
-
-void AddServeCommand(CLI::App& app, std::function<int()>& run) {
-  auto flags = std::make_shared<ServeFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "serve",
-      "Serve OpenAI Chat Completions (/v1/chat/completions), Anthropic Messages (/v1/messages)\n"
-      "and OpenAI Responses (/v1/responses), plus /v1/models, /health and /metrics.");
-  auto& s = flags->server;
+// Where the server listens, what it serves, and with which parsers.
+void AddEndpointOptions(CLI::App* cmd, ServeFlags& flags) {
+  auto& s = flags.server;
   cmd->add_option("--host", s.host, "Address to listen on")->capture_default_str();
   cmd->add_option("--port", s.port, "Port to listen on (0: any free port)")->capture_default_str();
-  cmd->add_option("--engine", flags->engine, "Engine: mock (replays --script)")
+  cmd->add_option("--engine", flags.engine, "Engine: mock (replays --script)")
       ->capture_default_str();
-  cmd->add_option("--script", flags->script,
+  cmd->add_option("--script", flags.script,
                   "Mock engine: a file with the raw output to replay, or a directory of *.txt "
                   "files (one model per file, named after it)");
-  cmd->add_option("--tokens-per-second", flags->tokens_per_second,
+  cmd->add_option("--tokens-per-second", flags.tokens_per_second,
                   "Mock engine: pace the replay (0: as fast as possible)")
       ->capture_default_str();
-  cmd->add_option("--reasoning-parser", flags->reasoning_parser,
+  cmd->add_option("--reasoning-parser", flags.reasoning_parser,
                   "Reasoning parser for every request (see docs/reasoning-parsers.md); a channel "
                   "format (harmony, gpt_oss, muse_glimmer) also extracts its tool calls");
-  cmd->add_option("--tool-call-parser", flags->tool_parser,
+  cmd->add_option("--tool-call-parser", flags.tool_parser,
                   "Tool-call parser for requests with tools (default: auto; see "
                   "docs/tool-parsers.md); a channel format (harmony, muse_glimmer) reads every "
                   "response, reasoning included, in place of --reasoning-parser");
-  cmd->add_flag("--enable-auto-tool-choice", flags->enable_auto_tool_choice,
+  cmd->add_flag("--enable-auto-tool-choice", flags.enable_auto_tool_choice,
                 "Accepted for vLLM compatibility: tool calls are parsed whenever a request "
                 "declares tools; requires --tool-call-parser");
-  cmd->add_flag("--no-tool-call-promotion", flags->no_tool_call_promotion,
+  cmd->add_flag("--no-tool-call-promotion", flags.no_tool_call_promotion,
                 "Leave tool calls that a model writes inside its reasoning in the reasoning "
                 "(default: a closed call block there is handed to the tool parser, for the "
                 "families that list one in docs/tool-parsers.md)");
@@ -136,10 +137,15 @@ void AddServeCommand(CLI::App& app, std::function<int()>& run) {
                   "Require this key (Authorization: Bearer KEY or x-api-key: KEY)");
   cmd->add_option("--served-model-name", s.served_model_name,
                   "Model name clients use (default: the engine's model ids)");
+}
+
+// Limits and timeouts.
+void AddLimitOptions(CLI::App* cmd, ServeFlags& flags) {
+  auto& s = flags.server;
   cmd->add_option("--max-concurrent-requests", s.max_concurrent_requests,
                   "Generations in flight at once; more are answered 429 (0: unlimited)")
       ->capture_default_str();
-  cmd->add_option("--default-thinking-token-budget", flags->default_thinking_budget,
+  cmd->add_option("--default-thinking-token-budget", flags.default_thinking_budget,
                   "Default reasoning token budget per request (0: none)");
   cmd->add_option("--max-body-bytes", s.max_body_bytes, "Largest request body accepted (413 above)")
       ->capture_default_str();
@@ -170,6 +176,11 @@ void AddServeCommand(CLI::App& app, std::function<int()>& run) {
                   "On SIGTERM/SIGINT: seconds in-flight requests get to finish before their "
                   "streams end with a shutdown error (a second signal exits at once)")
       ->capture_default_str();
+}
+
+// Browser access (Host, Origin, CORS) and the Responses store.
+void AddBrowserAndStoreOptions(CLI::App* cmd, ServeFlags& flags) {
+  auto& s = flags.server;
   cmd->add_option("--allowed-hosts", s.allowed_hosts,
                   "Comma-separated host names accepted in Host and Origin besides the loopback "
                   "names (when bound to loopback); '*' any, '.example.com' subdomains. Bound "
@@ -179,14 +190,27 @@ void AddServeCommand(CLI::App& app, std::function<int()>& run) {
                   "Comma-separated origins (http://app.example:3000) that get CORS headers; '*' "
                   "any (default: none)")
       ->delimiter(',');
-  cmd->add_option("--response-store-bytes", flags->response_store_bytes,
+  cmd->add_option("--response-store-bytes", flags.response_store_bytes,
                   "Responses API: memory for stored responses (previous_response_id, "
                   "item_reference, GET/DELETE /v1/responses/{id}); oldest evicted first; 0: "
                   "store nothing (responses then say \"store\": false)")
       ->capture_default_str();
-  cmd->add_option("--response-store-ttl", flags->response_store_ttl_s,
+  cmd->add_option("--response-store-ttl", flags.response_store_ttl_s,
                   "Responses API: seconds a stored response is kept")
       ->capture_default_str();
+}
+
+}  // namespace
+
+void AddServeCommand(CLI::App& app, std::function<int()>& run) {
+  auto flags = std::make_shared<ServeFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "serve",
+      "Serve OpenAI Chat Completions (/v1/chat/completions), Anthropic Messages (/v1/messages)\n"
+      "and OpenAI Responses (/v1/responses), plus /v1/models, /health and /metrics.");
+  AddEndpointOptions(cmd, *flags);
+  AddLimitOptions(cmd, *flags);
+  AddBrowserAndStoreOptions(cmd, *flags);
   cmd->callback([flags, &run] { run = [flags] { return RunServe(*flags); }; });
 }
 

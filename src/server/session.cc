@@ -37,7 +37,7 @@ using RequestHeader = http::request_header<>;
 constexpr auto kAwait = net::as_tuple(net::use_awaitable);
 constexpr size_t kHeaderLimit = 64 * 1024;
 // Seconds a stream's last events (after its generation ended) may take to be written.
-constexpr double kLastEventsGrace_s = 2;
+constexpr double kLastEventsGraceSeconds = 2;
 
 double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -543,80 +543,120 @@ class Session {
     bool shutdown = false;   // the server's drain timed out
   };
 
-  net::awaitable<bool> Stream(pipeline::RequestPipeline& pipe, UpdateQueue& queue,
-                              engine::Generation& generation) {
-    state_.metrics.StreamStarted();
+  // A stream's clock: the request deadline, the limit of the writes still to come (the
+  // deadline, or a short grace after it for the last events), the keep-alive interval and
+  // when bytes were last written.
+  struct StreamTimes {
+    Clock::time_point deadline;
+    Clock::time_point write_limit;
+    Clock::time_point last_write;
+    Clock::duration keepalive;
+  };
+
+  // The head of an SSE response. HTTP/1.0 has no chunked coding: the stream is the body,
+  // ended by closing.
+  http::response<http::empty_body> StreamHead() {
     http::response<http::empty_body> res{http::status::ok, version_};
     res.set(http::field::content_type, "text/event-stream; charset=utf-8");
     res.set(http::field::cache_control, "no-cache");
     res.set("x-accel-buffering", "no");
-    // HTTP/1.0 has no chunked coding: the stream is the body, ended by closing.
     chunked_ = version_ >= 11;
     res.chunked(chunked_);
     if (!chunked_) keep_alive_ = false;
     Decorate(res, 200);
     if (!chunked_) res.set(http::field::connection, "close");
-    const auto deadline = Deadline();
-    const auto keepalive = Seconds(state_.config.keepalive_s);
+    return res;
+  }
+
+  net::awaitable<bool> Stream(pipeline::RequestPipeline& pipe, UpdateQueue& queue,
+                              engine::Generation& generation) {
+    state_.metrics.StreamStarted();
+    StreamTimes times;
+    times.deadline = times.write_limit = Deadline();
+    times.keepalive = Seconds(state_.config.keepalive_s);
     StreamEnd end;
     queue.SetOverflowHandler([this] {
       overflowed_ = true;
       CloseSocket();
     });
-    bool ok = co_await Send(Head(res.base()), deadline);
+    bool ok = co_await Send(Head(StreamHead().base()), times.deadline);
     std::string out;
     pipe.Begin(out);
     auto watch = StartWatch(queue);
-    auto last_write = Clock::now();
-    auto write_limit = deadline;  // of the writes still to come
+    times.last_write = Clock::now();
     bool first_output = false, last_events = false;
     while (ok) {
       queue.Drain(batch_);
       for (const auto& update : batch_)
         pipe.OnUpdate(update, out);
       if (queue.overflowed()) break;
-      if (!pipe.finished() && (Clock::now() >= deadline || aborting_)) {
-        (Clock::now() >= deadline ? end.timed_out : end.shutdown) = true;
-        generation.Cancel();
-        pipe.Fail(end.timed_out ? TimeoutError() : ShutdownError(), out);
-      }
+      StopIfLate(pipe, generation, times.deadline, end, out);
       if (pipe.finished() && !last_events) {
-        // Generation is over: its slot is free now, whatever the client does with the rest,
-        // and the last events (a deadline's error event too) get a short grace to be taken.
         last_events = true;
-        EndGeneration(pipe);
-        write_limit =
-            std::max(deadline, Clock::now() + std::min(Seconds(kLastEventsGrace_s),
-                                                       Seconds(state_.config.write_timeout_s)));
+        LastEvents(pipe, times);
       }
-      if (!out.empty()) {
-        if (!first_output && pipe.produced_output()) {
-          first_output = true;
-          state_.metrics.FirstByte(SecondsSince(start_));
-        }
-        Frame(out, framed_);
-        out.clear();
-        queue.Hold(framed_.size());
-        ok = co_await Send(framed_, write_limit);
-        queue.Hold(0);
-        for (std::string* buffer : {&out, &framed_}) {
-          if (buffer->capacity() > (256u << 10)) std::string().swap(*buffer);  // a burst's
-        }
-        last_write = Clock::now();
-      }
+      if (!out.empty()) ok = co_await WriteEvents(pipe, queue, out, times, first_output);
       if (!ok || pipe.finished() || watch->gone) break;
-      if (Clock::now() - last_write >= keepalive) {
+      if (Clock::now() - times.last_write >= times.keepalive) {
         pipe.KeepAlive(out);
         Frame(out, framed_);
         out.clear();
-        ok = co_await Send(framed_, write_limit);
-        last_write = Clock::now();
+        ok = co_await Send(framed_, times.write_limit);
+        times.last_write = Clock::now();
         continue;
       }
-      co_await Wait(queue, std::min(deadline, last_write + keepalive));
+      co_await Wait(queue, std::min(times.deadline, times.last_write + times.keepalive));
     }
+    co_return co_await EndStream(pipe, queue, generation, *watch, end, times, ok);
+  }
+
+  // Past the deadline, or the server's drain timed out: the generation is cancelled and the
+  // stream ends with an error event.
+  void StopIfLate(pipeline::RequestPipeline& pipe, engine::Generation& generation,
+                  Clock::time_point deadline, StreamEnd& end, std::string& out) {
+    if (pipe.finished() || (Clock::now() < deadline && !aborting_)) return;
+    (Clock::now() >= deadline ? end.timed_out : end.shutdown) = true;
+    generation.Cancel();
+    pipe.Fail(end.timed_out ? TimeoutError() : ShutdownError(), out);
+  }
+
+  // Generation is over: its slot is free now, whatever the client does with the rest, and
+  // the last events (a deadline's error event too) get a short grace to be taken.
+  void LastEvents(const pipeline::RequestPipeline& pipe, StreamTimes& times) {
+    EndGeneration(pipe);
+    times.write_limit =
+        std::max(times.deadline, Clock::now() + std::min(Seconds(kLastEventsGraceSeconds),
+                                                         Seconds(state_.config.write_timeout_s)));
+  }
+
+  // Writes the events in `out` (then empties it); the queue holds back the engine while the
+  // bytes wait for the client.
+  net::awaitable<bool> WriteEvents(const pipeline::RequestPipeline& pipe, UpdateQueue& queue,
+                                   std::string& out, StreamTimes& times, bool& first_output) {
+    if (!first_output && pipe.produced_output()) {
+      first_output = true;
+      state_.metrics.FirstByte(SecondsSince(start_));
+    }
+    Frame(out, framed_);
+    out.clear();
+    queue.Hold(framed_.size());
+    const bool ok = co_await Send(framed_, times.write_limit);
+    queue.Hold(0);
+    for (std::string* buffer : {&out, &framed_}) {
+      if (buffer->capacity() > (256u << 10)) std::string().swap(*buffer);  // a burst's
+    }
+    times.last_write = Clock::now();
+    co_return ok;
+  }
+
+  // After the stream loop: cancels what did not finish, reports a cut client, stops the
+  // watch, counts the request and ends the chunked body. True when the connection may
+  // serve another request.
+  net::awaitable<bool> EndStream(pipeline::RequestPipeline& pipe, UpdateQueue& queue,
+                                 engine::Generation& generation, Watch& watch, StreamEnd end,
+                                 const StreamTimes& times, bool ok) {
     end.cut = overflowed_ || write_timed_out_;
-    if (end.cut || watch->gone) ok = false;
+    if (end.cut || watch.gone) ok = false;
     if (!pipe.finished() || !ok || end.timed_out || end.shutdown) {
       generation.Cancel();
       state_.metrics.Cancelled();
@@ -624,18 +664,18 @@ class Session {
     if (overflowed_) {
       ReportCut("its unread output passed twice --max-buffered-bytes");
     } else if (write_timed_out_) {
-      ReportCut(Clock::now() >= deadline ? "its deadline passed during a write"
-                                         : "it took no bytes for --write-timeout");
+      ReportCut(Clock::now() >= times.deadline ? "its deadline passed during a write"
+                                               : "it took no bytes for --write-timeout");
     }
     queue.SetOverflowHandler(nullptr);
-    co_await StopWatch(*watch, queue);
+    co_await StopWatch(watch, queue);
     // Bookkeeping before the last bytes: a client that has its whole response sees it in
     // /metrics.
     EndGeneration(pipe);
     state_.metrics.StreamEnded();
     Log(200, pipe);
     state_.metrics.RequestDone(endpoint_, 200, SecondsSince(start_));
-    if (ok && chunked_) ok = co_await Send("0\r\n\r\n", write_limit);
+    if (ok && chunked_) ok = co_await Send("0\r\n\r\n", times.write_limit);
     co_return (ok && chunked_);
   }
 

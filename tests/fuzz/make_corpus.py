@@ -1,28 +1,35 @@
 #!/usr/bin/env python3
 """Regenerates the fuzz seed corpora from the fixture files (developer tool).
 
-Each seed is: selector byte (parser row in the group or reasoning table, bit 7 = typed tools /
-start in reasoning), chunking seed byte, then the fixture input.
-Usage: tests/fuzz/make_corpus.py  (run from anywhere; rewrites tests/fuzz/corpus/*)
+A reasoning seed is: selector byte (row of the reasoning table, bit 7 = start in reasoning),
+chunking seed byte, then the fixture input. A tool seed is: the fixture's parser name and a
+newline, an options byte (bit 7 = typed tools), chunking seed byte, then the fixture input:
+the name keeps each seed on its family whatever the order of the registry.
+Usage: tests/fuzz/make_corpus.py  (run from anywhere; rewrites corpus/tool_parser_fuzz/ and
+adds the fixture seeds to corpus/reasoning_parser_fuzz/)
 """
 import hashlib
 import json
 import pathlib
+import shutil
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
 CORPUS = ROOT / "tests" / "fuzz" / "corpus"
 
 
-def write(target, selector, data):
+def write(target, selector, data, name=None):
     d = CORPUS / target
     d.mkdir(parents=True, exist_ok=True)
     blob = bytes([selector & 0xFF, 3]) + data.encode()
+    if name is not None:
+        blob = name.encode() + b"\n" + blob
     (d / hashlib.sha1(blob).hexdigest()[:16]).write_bytes(blob)
 
 
 def main():
-    # Tool seeds go to every group's corpus: libFuzzer mutates the selector byte anyway.
+    # The tool corpus is all seeds; the reasoning corpus may also hold seeds kept by hand.
+    shutil.rmtree(CORPUS / "tool_parser_fuzz", ignore_errors=True)
     for path in sorted(FIXTURES.rglob("*.json")):
         doc = json.loads(path.read_text())
         for case in doc["cases"]:
@@ -30,8 +37,7 @@ def main():
             if "reasoning_parser" in doc and "tool_parser" not in doc:
                 write("reasoning_parser_fuzz", 0x80 if case.get("options", {}).get("start_in_reasoning") else 0, text)
             if "tool_parser" in doc:
-                for group in ("tags", "tokens", "other"):
-                    write(f"tool_parser_{group}_fuzz", 0x80, text)
+                write("tool_parser_fuzz", 0x80, text, doc["tool_parser"])
 
 
 if __name__ == "__main__":

@@ -59,10 +59,32 @@ class JsonScanner {
   };
   enum class NumberPart : uint8_t { kSign, kZero, kInt, kDot, kFrac, kExp, kExpSign, kExpDigits };
 
+  // What one byte did (Feed turns it into `consumed` and a Status).
+  enum class Step : uint8_t {
+    kNext,       // consumed; on to the next byte
+    kReread,     // the value before it ended: read the byte again in the new state
+    kEndAfter,   // the top-level value ended with this byte
+    kEndBefore,  // the top-level value ended before this byte
+    kFail,       // an error (error_ says which)
+  };
+
   bool StartValue(char c);
   void ValueEnded();
   bool NumberByte(char c, bool& ends);
   Status Fail(const char* why);
+  // One handler per state (ByteStep dispatches on state_).
+  Step ByteStep(char c);
+  Step StringByte(char c);
+  Step EscapeByte(char c);
+  Step UnicodeByte(char c);
+  Step LiteralByte(char c);
+  Step NumberStep(char c);
+  Step ValueByte(char c);
+  Step KeyByte(char c);
+  Step ColonByte(char c);
+  Step AfterByte(char c);
+  Step Ended();
+  Step FailStep(const char* why);
 
   State state_ = State::kStart;
   NumberPart number_ = NumberPart::kSign;

@@ -3,8 +3,6 @@
 namespace crux::parse::tools {
 namespace {
 
-constexpr size_t kMaxKey = 256;  // longest accepted key (a function name for kFunctionIsKey)
-constexpr size_t kMaxName = 256;
 constexpr size_t kMaxTag = 128;  // longest dropped tag (ListFormat::tags)
 
 bool IsJsonSpace(char c) {
