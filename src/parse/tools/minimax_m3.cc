@@ -160,13 +160,24 @@ class M3InvokeDecoder final : public CallDecoder {
   explicit M3InvokeDecoder(const ToolParserOptions& options)
       : options_(options), schemas_(options.tools) {}
 
+  // Every per-call field: a call abandoned mid-value (the end of a stream, a malformed call)
+  // must leave nothing behind for the next call or the next stream.
   void Restart() override {
     state_ = State::kName;
     committed_ = false;
-    name_.clear();
-    keys_.clear();
+    string_value_ = false;
+    skip_value_ = false;
     pending_ = false;
+    root_ = -1;
+    node_ = -1;
+    name_.clear();
+    tag_.clear();
+    scratch_.clear();
+    pending_key_.clear();
+    keys_.clear();
+    stack_.clear();
     tokens_.clear();
+    occurrences_.clear();
     writer_.Reset();
   }
 

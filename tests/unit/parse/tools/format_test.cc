@@ -152,3 +152,34 @@ TEST(ToolFormat, DocumentationShowsEachCanonicalCall) {
 
 }  // namespace
 }  // namespace crux::parse
+
+namespace crux::parse {
+namespace {
+
+// A parser is reused across streams (Reset): a stream cut off anywhere, a call left open in
+// any state, leaves nothing behind for the next one.
+TEST(ToolFormat, AParserReusedAfterAnyCutOffStreamReadsTheNextOneAsAFreshOne) {
+  const std::vector<ToolCall> calls = {
+      {"", "get_weather", R"({"city": "Oslo", "days": 3, "where": {"lat": 1}, "tags": ["a"]})",
+       true},
+      {"", "f", R"({"k": "v"})", true}};
+  for (const ToolParserInfo& info : ToolParsers()) {
+    if (info.grammar == nullptr) continue;
+    const std::string text = RenderToolCalls(*info.grammar, calls);
+    ToolParserOptions options;
+    options.tools = Tools();
+    options.id_seed = 5;
+    auto fresh = std::move(*CreateToolParser(info.name, options));
+    const ParseResult expected = ParseComplete(*fresh, text);
+    auto reused = std::move(*CreateToolParser(info.name, options));
+    for (size_t cut = 1; cut < text.size(); cut += 3) {
+      ParseComplete(*reused, std::string_view(text).substr(0, cut));
+      ASSERT_TRUE(ParseComplete(*reused, text) == expected)
+          << info.name << " after a stream cut at byte " << cut << ":\n"
+          << text.substr(0, cut);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace crux::parse
