@@ -190,7 +190,8 @@ class DsmlParser final : public TokenParser {
     } else if (r.found) {
       std::string_view hint;
       if (FindAttribute(tag_, "string", attr_) && attr_ == "true") hint = "string";
-      const ParamType type = EffectiveType(ParamTypeOf(options(), name_, key_), hint);
+      const ValueType type{EffectiveType(ParamTypeOf(options(), name_, key_), hint),
+                           ValueTypeOf(options(), name_, key_).nullable};
       if (MayBeWrapper()) {
         held_ = true;
         held_type_ = type;
@@ -266,7 +267,7 @@ class DsmlParser final : public TokenParser {
   std::string attr_;
   std::string json_;   // arguments text not yet emitted
   bool held_ = false;  // the first parameter may be a wrapper: its value is held
-  ParamType held_type_ = ParamType::kAny;
+  ValueType held_type_;
   std::string held_value_;  // its raw text
   ArgsWriter writer_;
   ParamValue value_;

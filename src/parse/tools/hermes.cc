@@ -33,7 +33,7 @@ const tags::TagFamily& Family() {
       .container_calls = {&tags::kFunctionSyntax},
       .bare_calls = {&tags::kFunctionSyntax},
       .raw_json = true,
-      .values = {tags::ValueTrim::kStrip, tags::Untyped::kJsonOrPython},
+      .values = {ValueTrim::kStrip, tags::Untyped::kJsonOrPython},
   });
   return family;
 }

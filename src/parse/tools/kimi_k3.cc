@@ -145,7 +145,9 @@ class KimiK3Parser final : public TokenParser {
     } else if (r.found) {
       if (!FindAttribute(tag_, "type", attr_)) attr_.clear();
       writer_.Key(json_, key_);
-      value_.Begin(EffectiveType(ParamTypeOf(options(), name_, key_), attr_), json_);
+      value_.Begin({EffectiveType(ParamTypeOf(options(), name_, key_), attr_),
+                    ValueTypeOf(options(), name_, key_).nullable},
+                   json_);
       EmitArgs();
       state_ = State::kArgValue;
     }

@@ -20,6 +20,7 @@
 #include "crux/parse/call_grammar.h"
 #include "crux/parse/tools/registry.h"
 #include "parse/tools/other_common.h"
+#include "parse/tools/string_value.h"
 
 namespace crux::parse::tools {
 namespace {
@@ -240,12 +241,10 @@ class MuseGlimmerParser final : public ToolParserCore {
       BeginCall(name_);
       state_ = State::kInvoke;
     } else {
-      type_ = ParamTypeOf(options(), name_, attribute_);
       scratch_.clear();
       writer_.Key(scratch_, attribute_);
-      if (type_ == ParamType::kString) writer_.StringBegin(scratch_);
+      value_.Begin(ValueTypeOf(options(), name_, attribute_), scratch_);
       Args(scratch_);
-      value_.clear();
       state_ = State::kParamValue;
     }
     return i + 2;
@@ -256,18 +255,10 @@ class MuseGlimmerParser final : public ToolParserCore {
     const std::string_view part = rest.substr(0, hit.pos);
     Capture(part);
     scratch_.clear();
-    if (type_ == ParamType::kString) {
-      writer_.StringPart(scratch_, part);
-    } else {
-      value_.append(part);
-    }
+    value_.Text(part, scratch_);
     if (hit.status == text::ScanStatus::kFound) {
       Capture(kParamClose);
-      if (type_ == ParamType::kString) {
-        writer_.StringEnd(scratch_);
-      } else {
-        scratch_.append(ConvertValue(value_, type_));
-      }
+      value_.End(scratch_);
       state_ = State::kInvoke;
     }
     if (!scratch_.empty()) Args(scratch_);
@@ -288,11 +279,10 @@ class MuseGlimmerParser final : public ToolParserCore {
 
   State state_ = State::kStart;
   bool reasoning_body_ = false;
-  ParamType type_ = ParamType::kAny;
   std::string header_;
   std::string name_;
   std::string attribute_;
-  std::string value_;
+  ParamValue value_;
   std::string scratch_;
   ArgsWriter writer_;
   text::TrimStream reasoning_;

@@ -338,28 +338,6 @@ void JsonArgs::EmitEmpty(CallSink& sink) {
 // ---------------------------------------------------------------------------------------------
 // ParamValue and attributes
 
-void ParamValue::Begin(ParamType type, std::string& out) {
-  type_ = type;
-  buffer_.clear();
-  if (type_ == ParamType::kString) out.push_back('"');
-}
-
-void ParamValue::Text(std::string_view text, std::string& out) {
-  if (type_ == ParamType::kString) {
-    text::AppendJsonEscaped(out, text);
-  } else {
-    buffer_.append(text);
-  }
-}
-
-void ParamValue::End(std::string& out) {
-  if (type_ == ParamType::kString) {
-    out.push_back('"');
-  } else {
-    out += ConvertValue(buffer_, type_);
-  }
-}
-
 bool FindAttribute(std::string_view attrs, std::string_view key, std::string& out) {
   size_t from = 0;
   while (true) {

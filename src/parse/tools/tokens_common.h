@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "parse/tools/string_value.h"
 #include "parse/tools/toolkit.h"
 
 namespace crux::parse::tools {
@@ -155,20 +156,6 @@ class JsonArgs {
   std::string name_;
   std::string id_;
   text::JsonScanner scanner_;
-};
-
-// The value of one XML-style parameter, written to the arguments JSON text `out`.
-class ParamValue {
- public:
-  // `type` kString streams the value as a JSON string; other types are buffered.
-  void Begin(ParamType type, std::string& out);
-  void Text(std::string_view text, std::string& out);
-  // The value is complete: closes the string, or converts the buffered text.
-  void End(std::string& out);
-
- private:
-  ParamType type_ = ParamType::kAny;
-  std::string buffer_;
 };
 
 // The value of attribute `key` in `attrs` (`key="value"`), XML entities decoded into
