@@ -54,6 +54,9 @@ struct ReasoningOptions {
   // generation prompt with the start marker), so output begins inside reasoning. Unset: the
   // family's default (see docs/reasoning-parsers.md).
   std::optional<bool> start_in_reasoning;
+  // Channel formats (harmony, gpt_oss, muse_glimmer) emit tool calls too: the seed of their
+  // ids, as ToolParserOptions::id_seed (0: random; tests fix a seed).
+  uint64_t id_seed = 0;
 };
 
 struct ToolParserOptions {

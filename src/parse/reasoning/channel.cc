@@ -32,19 +32,22 @@ class ChannelFormatParser final : public ReasoningParser {
   std::unique_ptr<ToolParser> format_;
 };
 
-std::unique_ptr<ReasoningParser> MakeChannelFormatParser(std::string_view tool_parser) {
-  auto created = CreateToolParser(tool_parser);
+std::unique_ptr<ReasoningParser> MakeChannelFormatParser(std::string_view tool_parser,
+                                                         const ReasoningOptions& options) {
+  ToolParserOptions tools;
+  tools.id_seed = options.id_seed;
+  auto created = CreateToolParser(tool_parser, tools);
   CRUX_CHECK(created.ok());
   return std::make_unique<ChannelFormatParser>(std::move(*created));
 }
 
 }  // namespace
 
-std::unique_ptr<ReasoningParser> MakeHarmonyParser(const ReasoningOptions&) {
-  return MakeChannelFormatParser("harmony");
+std::unique_ptr<ReasoningParser> MakeHarmonyParser(const ReasoningOptions& options) {
+  return MakeChannelFormatParser("harmony", options);
 }
-std::unique_ptr<ReasoningParser> MakeMuseGlimmerReasoningParser(const ReasoningOptions&) {
-  return MakeChannelFormatParser("muse_glimmer");
+std::unique_ptr<ReasoningParser> MakeMuseGlimmerReasoningParser(const ReasoningOptions& options) {
+  return MakeChannelFormatParser("muse_glimmer", options);
 }
 
 }  // namespace crux::parse
