@@ -9,6 +9,7 @@
 
 #include "crux/parse/call_grammar.h"
 #include "crux/parse/tools/registry.h"
+#include "parse/tools/grammars.h"
 #include "parse/tools/tokens_common.h"
 
 namespace crux::parse::tools {
@@ -29,14 +30,8 @@ std::unique_ptr<ToolParser> MakeGigaChatParser(const ToolParserOptions& options)
 }
 
 const ToolParserInfo& Gigachat3ToolFormat() {
-  using S = CallGrammar::Slot;
-  static const CallGrammar grammar{
-      .call = {{S::kText, "<|function_call|>{\"name\": "},
-               {S::kNameString},
-               {S::kText, ", \"arguments\": "},
-               {S::kArguments},
-               {S::kText, "}"}},
-  };
+  static const CallGrammar grammar = Envelopes("<|function_call|>", "", "");
+
   static const ToolParserInfo format{
       .name = "gigachat3",
       .aliases = {"gigachat", "gigachat3.1"},

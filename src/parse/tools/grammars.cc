@@ -1,5 +1,7 @@
 #include "parse/tools/grammars.h"
 
+#include <utility>
+
 namespace crux::parse::tools {
 
 using S = CallGrammar::Slot;
@@ -10,6 +12,16 @@ std::vector<CallGrammar::Part> EnvelopeCall(std::string_view args_key_part) {
           {S::kText, args_key_part},
           {S::kArguments},
           {S::kText, "}"}};
+}
+
+CallGrammar Envelopes(std::string_view before, std::string_view after, std::string_view separator,
+                      std::string_view args_key_part) {
+  std::vector<CallGrammar::Part> call;
+  if (!before.empty()) call.push_back({S::kText, before});
+  for (const CallGrammar::Part& part : EnvelopeCall(args_key_part))
+    call.push_back(part);
+  if (!after.empty()) call.push_back({S::kText, after});
+  return {.separator = separator, .call = std::move(call)};
 }
 
 CallGrammar EnvelopeList(std::string_view open, std::string_view close) {

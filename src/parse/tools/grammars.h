@@ -13,6 +13,10 @@ namespace crux::parse::tools {
 // arguments, e.g. `, "parameters": `).
 std::vector<CallGrammar::Part> EnvelopeCall(std::string_view args_key_part = ", \"arguments\": ");
 
+// Each call `before` envelope `after`, calls joined by `separator`.
+CallGrammar Envelopes(std::string_view before, std::string_view after, std::string_view separator,
+                      std::string_view args_key_part = ", \"arguments\": ");
+
 // `open`[envelope, envelope]`close`.
 CallGrammar EnvelopeList(std::string_view open, std::string_view close);
 

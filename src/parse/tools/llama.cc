@@ -15,6 +15,7 @@
 
 #include "crux/parse/call_grammar.h"
 #include "crux/parse/tools/registry.h"
+#include "parse/tools/grammars.h"
 #include "parse/tools/other_common.h"
 
 namespace crux::parse::tools {
@@ -363,15 +364,8 @@ std::unique_ptr<ToolParser> MakeLlamaParser(const ToolParserOptions& options) {
 // Bare envelopes separated by "; " — the Llama 3.x JSON tool-calling output.
 
 const ToolParserInfo& LlamaToolFormat() {
-  using S = CallGrammar::Slot;
-  static const CallGrammar grammar{
-      .separator = "; ",
-      .call = {{S::kText, "{\"name\": "},
-               {S::kNameString},
-               {S::kText, ", \"parameters\": "},
-               {S::kArguments},
-               {S::kText, "}"}},
-  };
+  static const CallGrammar grammar = Envelopes("", "", "; ", ", \"parameters\": ");
+
   static const ToolParserInfo format{
       .name = "llama",
       .aliases = {"llama3", "llama4"},

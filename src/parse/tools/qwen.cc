@@ -14,6 +14,7 @@
 
 #include "crux/parse/call_grammar.h"
 #include "crux/parse/tools/registry.h"
+#include "parse/tools/grammars.h"
 #include "parse/tools/tags_common.h"
 
 namespace crux::parse::tools::tags {
@@ -43,15 +44,8 @@ std::unique_ptr<ToolParser> MakeQwenParser(const ToolParserOptions& options) {
 namespace crux::parse::tools {
 
 const ToolParserInfo& QwenToolFormat() {
-  using S = CallGrammar::Slot;
-  static const CallGrammar grammar{
-      .separator = "\n",
-      .call = {{S::kText, "<tool_call>\n{\"name\": "},
-               {S::kNameString},
-               {S::kText, ", \"arguments\": "},
-               {S::kArguments},
-               {S::kText, "}\n</tool_call>"}},
-  };
+  static const CallGrammar grammar = Envelopes("<tool_call>\n", "\n</tool_call>", "\n");
+
   static const ToolParserInfo format{
       .name = "qwen",
       .aliases = {"qwen3"},
