@@ -25,39 +25,41 @@ class ToolCallPromotion {
       text = ContinueBlock(text, tools, out);
       if (open_ >= 0) return;
     }
-    std::string_view view = text;
-    if (!held_.empty()) {  // a possible start of an open marker, and what follows it
-      work_.assign(held_);
-      work_.append(text);
-      held_.clear();
-      view = work_;
-    }
+    // `pending_` holds a possible start of an open marker from the last call.
+    std::string_view view = pending_.Take(text, /*at_end=*/false);
+    size_t consumed = 0;
     while (true) {
-      const text::ScanResult hit = opens_.Scan(view, /*at_end=*/false);
-      Emit(view.substr(0, hit.pos), out);
-      if (hit.status == text::ScanStatus::kNone) return;
-      if (hit.status == text::ScanStatus::kPartial) {
-        held_.assign(view.substr(hit.pos));
-        return;
-      }
+      const std::string_view rest = view.substr(consumed);
+      const text::ScanResult hit = opens_.Scan(rest, /*at_end=*/false);
+      Emit(rest.substr(0, hit.pos), out);
+      consumed += hit.pos;
+      if (hit.status != text::ScanStatus::kFound) break;
       open_ = hit.id;
-      held_.assign(view.substr(hit.pos, hit.length));
+      block_.assign(rest.substr(hit.pos, hit.length));
       close_from_ = hit.length;
       body_started_ = false;
-      view = ContinueBlock(view.substr(hit.pos + hit.length), tools, out);
-      if (open_ >= 0) return;
+      const std::string_view after = ContinueBlock(rest.substr(hit.pos + hit.length), tools, out);
+      if (open_ >= 0) {
+        consumed = view.size();
+        break;
+      }
+      consumed = view.size() - after.size();
     }
+    pending_.Keep(consumed);
   }
 
   // The reasoning segment ended: what is held (an open block or a possible marker start) is
   // reasoning after all.
   void EndSegment(EventSink& out) {
-    if (!held_.empty()) Emit(held_, out);
+    Emit(pending_.Take({}, /*at_end=*/true), out);
+    pending_.Clear();
+    Emit(block_, out);
     CloseBlock();
     trim_.StartPart("\n");
   }
 
   void Reset() {
+    pending_.Clear();
     CloseBlock();
     trim_.Reset();
     promoted_ = 0;
@@ -71,23 +73,23 @@ class ToolCallPromotion {
   // start like a call (`{` or `<` after whitespace) ends the block at once: it is prose that
   // names the marker, and the reasoning streams on without waiting for a close marker.
   std::string_view ContinueBlock(std::string_view text, ToolParser& tools, EventSink& out) {
-    const size_t before = held_.size();
-    held_.append(text);
+    const size_t before = block_.size();
+    block_.append(text);
     if (!body_started_) {
-      while (close_from_ < held_.size() && text::IsSpace(held_[close_from_]))
+      while (close_from_ < block_.size() && text::IsSpace(block_[close_from_]))
         ++close_from_;
-      if (close_from_ == held_.size()) return {};
-      if (held_[close_from_] != '{' && held_[close_from_] != '<') {
+      if (close_from_ == block_.size()) return {};
+      if (block_[close_from_] != '{' && block_[close_from_] != '<') {
         // The deciding byte is new: earlier bytes of the block were all marker or whitespace.
         const std::string_view rest = text.substr(close_from_ - before);
-        Emit(std::string_view(held_).substr(0, close_from_), out);
+        Emit(std::string_view(block_).substr(0, close_from_), out);
         CloseBlock();
         return rest;
       }
       body_started_ = true;
     }
     const text::ScanResult hit =
-        closes_[static_cast<size_t>(open_)].Scan(std::string_view(held_).substr(close_from_),
+        closes_[static_cast<size_t>(open_)].Scan(std::string_view(block_).substr(close_from_),
                                                  /*at_end=*/false);
     if (hit.status != text::ScanStatus::kFound) {
       close_from_ += hit.pos;  // resume at a possible start of the close marker
@@ -95,7 +97,7 @@ class ToolCallPromotion {
     }
     // The close marker ends inside `text`: it was not complete before.
     const size_t end = close_from_ + hit.pos + hit.length;
-    const std::string_view block(held_.data(), end);
+    const std::string_view block(block_.data(), end);
     if (LooksLikeCall(block, blocks_[static_cast<size_t>(open_)])) {
       tools.Feed(block, out);
       ++promoted_;
@@ -107,7 +109,7 @@ class ToolCallPromotion {
   }
 
   void CloseBlock() {
-    held_.clear();
+    block_.clear();
     open_ = -1;
     close_from_ = 0;
     body_started_ = false;
@@ -124,6 +126,7 @@ class ToolCallPromotion {
 
   // Reasoning out, trimmed at both ends of each segment (removed blocks leave whitespace).
   void Emit(std::string_view text, EventSink& out) {
+    if (text.empty()) return;
     scratch_.clear();
     trim_.Append(text, scratch_);
     out.Reasoning(scratch_);
@@ -132,10 +135,10 @@ class ToolCallPromotion {
   std::vector<ToolCallBlock> blocks_;
   text::MarkerSet opens_;
   std::vector<text::MarkerSet> closes_;  // per block
-  std::string held_;                     // possible open-marker start, or the open block so far
-  std::string work_;                     // held bytes joined with the next text
+  text::StreamBuffer pending_;           // a possible start of an open marker
+  std::string block_;                    // the open block so far
   int open_ = -1;                        // index of the open block, or -1
-  size_t close_from_ = 0;      // where the body check or the close-marker scan resumes in held_
+  size_t close_from_ = 0;      // where the body check or the close-marker scan resumes in block_
   bool body_started_ = false;  // the block's first byte after whitespace is `{` or `<`
   text::TrimStream trim_;
   std::string scratch_;
