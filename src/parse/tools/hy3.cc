@@ -12,10 +12,8 @@
 // Hy3-preview's tokenizer has no suffix: the same tags without `:opensource`
 //   <tool_calls><tool_call>f<tool_sep><arg_key>k</arg_key><arg_value>v</arg_value>
 //   </tool_call></tool_calls>
-// Its calls are read wherever they stand (committed once a key or `</tool_call>` follows the
-// name, else text); its section tags are dropped from content. (The engine has one section
-// tag per family, `:opensource`'s: the whitespace between plain calls is content, trimmed at
-// both ends of the answer.)
+// Its plain `<tool_calls>` section is the family's second container; plain calls outside a
+// section are read too (committed once a key or `</tool_call>` follows the name).
 #include <memory>
 
 #include "crux/parse/call_grammar.h"
@@ -47,8 +45,8 @@ const TagFamily& Family() {
       .container_close = "</tool_calls:opensource>",
       .container_calls = {&kHy3Call, &kHy3PlainCall},
       .bare_calls = {&kHy3Call, &kHy3PlainCall},
-      .drop = {"<tool_calls>", "</tool_calls>"},
       .values = {ValueTrim::kNone, Untyped::kJson},
+      .more_containers = {{"<tool_calls>", "</tool_calls>", false, {&kHy3PlainCall}}},
   });
   return family;
 }

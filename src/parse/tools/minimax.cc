@@ -14,10 +14,7 @@
 //   <tool_calls>
 //   {"name": "get_weather", "arguments": {"city": "Oslo"}}
 //   </tool_calls>
-// The engine has one section tag per family (M2's), so M1's envelopes are read as raw JSON
-// envelopes wherever they stand (`{"name": "f", "arguments": {…}}` with a declared name, any
-// name when none are declared) and its `<tool_calls>` / `</tool_calls>` are dropped from
-// content. An envelope for an undeclared tool, or one that is not valid, stays content.
+// `<tool_calls>` is the family's second container, holding JSON envelopes.
 #include <memory>
 
 #include "crux/parse/call_grammar.h"
@@ -40,10 +37,10 @@ const TagFamily& Family() {
       .container_close = "</minimax:tool_call>",
       .container_calls = {&kInvoke},
       .bare_calls = {&kInvoke},
-      .raw_json = true,
       .end_of_turn = {"[e~["},
-      .drop = {"</invoke>", "</minimax:tool_call>", "<tool_calls>", "</tool_calls>"},
+      .drop = {"</invoke>", "</minimax:tool_call>"},
       .values = {ValueTrim::kStrip, Untyped::kJson},
+      .more_containers = {{"<tool_calls>", "</tool_calls>", /*json=*/true}},
   });
   return family;
 }

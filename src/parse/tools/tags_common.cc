@@ -27,13 +27,13 @@ struct SetBuilder {
   std::vector<std::string> markers;
   std::vector<TagFamily::Entry> entries;
   void Add(std::string_view marker, TagFamily::Action action,
-           const TagFamily::Compiled* xml = nullptr) {
+           const TagFamily::Compiled* xml = nullptr, int container = 0) {
     if (marker.empty()) return;
     for (const std::string& m : markers) {
       if (m == marker) return;  // the first meaning wins
     }
     markers.emplace_back(marker);
-    entries.push_back({action, xml});
+    entries.push_back({action, xml, container});
   }
 };
 
@@ -357,6 +357,7 @@ class TagParser final : public ToolParserCore {
       case TagFamily::Action::kContainer:
         OpenRegion(marker);
         in_container_ = true;
+        container_ = entry.container;
         region_has_call_ = false;
         state_ = State::kContainer;
         break;
@@ -383,17 +384,17 @@ class TagParser final : public ToolParserCore {
     Capture(rest.substr(0, used));
     if (used == rest.size()) return true;
     const std::string_view next = rest.substr(used);
-    if (family_.def().container_json && next[0] == '{') {
+    if (family_.container_json(container_) && next[0] == '{') {
       NextCall({});
       StartBody({TagFamily::Action::kJson, nullptr});
       return false;
     }
-    const text::ScanResult hit = ScanAtStart(family_.inner(), next, at_end);
+    const text::ScanResult hit = ScanAtStart(family_.inner(container_), next, at_end);
     if (hit.status == text::ScanStatus::kPartial) return true;
     if (hit.status == text::ScanStatus::kFound) {
       const std::string_view marker = next.substr(0, hit.length);
       used += hit.length;
-      const TagFamily::Entry& entry = family_.inner_entry(hit.id);
+      const TagFamily::Entry& entry = family_.inner_entry(container_, hit.id);
       if (entry.action == TagFamily::Action::kContainerClose) {
         Capture(marker);
         CloseRegion();
@@ -444,7 +445,7 @@ class TagParser final : public ToolParserCore {
   // A malformed call inside a container: everything up to the closing tag (or the next open
   // tag) becomes content.
   bool StepDiscard(std::string_view rest, bool at_end, size_t& used) {
-    const text::ScanResult hit = family_.discard().Scan(rest, at_end);
+    const text::ScanResult hit = family_.discard(container_).Scan(rest, at_end);
     Capture(rest.substr(0, hit.pos));
     used = hit.pos;
     if (hit.status != text::ScanStatus::kFound) return true;
@@ -506,6 +507,7 @@ class TagParser final : public ToolParserCore {
   const TagFamily& family_;
   State state_ = State::kOutside;
   bool in_container_ = false;
+  int container_ = 0;             // which container (TagFamily::inner) while in_container_
   bool region_has_call_ = false;  // a call of the current region ended
   CallDecoder* body_ = nullptr;
   EnvelopeDecoder envelope_;
@@ -524,10 +526,19 @@ class TagParser final : public ToolParserCore {
 // TagFamily
 
 TagFamily::TagFamily(TagFamilyDef def) : def_(std::move(def)) {
+  std::vector<Container> containers;
+  if (!def_.container_open.empty()) {
+    containers.push_back(
+        {def_.container_open, def_.container_close, def_.container_json, def_.container_calls});
+  }
+  containers.insert(containers.end(), def_.more_containers.begin(), def_.more_containers.end());
+
   SetBuilder outside;
-  outside.Add(def_.container_open, Action::kContainer);
+  for (size_t c = 0; c < containers.size(); ++c) {
+    outside.Add(containers[c].open, Action::kContainer, nullptr, static_cast<int>(c));
+  }
   for (const XmlSyntax* syntax : def_.bare_calls) {
-    outside.Add(syntax->start, Action::kXml, Compile(syntax));
+    outside.Add(syntax->start, Action::kXml, Compile(syntax, def_.container_close));
   }
   if (def_.bracket) outside.Add(kBracketStart, Action::kBracket);
   if (def_.raw_json) {
@@ -541,22 +552,29 @@ TagFamily::TagFamily(TagFamilyDef def) : def_(std::move(def)) {
   outside_ = text::MarkerSet(outside.markers);
   outside_entries_ = std::move(outside.entries);
 
-  SetBuilder inner;
-  inner.Add(def_.container_close, Action::kContainerClose);
-  for (const XmlSyntax* syntax : def_.container_calls) {
-    inner.Add(syntax->start, Action::kXml, Compile(syntax));
-  }
-  if (def_.custom != nullptr) inner.Add(def_.custom_start, Action::kCustom);
-  if (!inner.markers.empty()) inner_ = text::MarkerSet(inner.markers);
-  inner_entries_ = std::move(inner.entries);
-  if (!def_.container_open.empty()) {
-    discard_ = text::MarkerSet(Strings({def_.container_close, def_.container_open}));
+  for (size_t c = 0; c < containers.size(); ++c) {
+    const Container& container = containers[c];
+    SetBuilder inner;
+    inner.Add(container.close, Action::kContainerClose);
+    for (const XmlSyntax* syntax : container.calls) {
+      inner.Add(syntax->start, Action::kXml, Compile(syntax, container.close));
+    }
+    if (c == 0 && def_.custom != nullptr) inner.Add(def_.custom_start, Action::kCustom);
+    ContainerSets sets;
+    sets.json = container.json;
+    sets.inner = text::MarkerSet(inner.markers);
+    sets.entries = std::move(inner.entries);
+    sets.discard = text::MarkerSet(Strings({container.close, container.open}));
+    containers_.push_back(std::move(sets));
   }
 }
 
-const TagFamily::Compiled* TagFamily::Compile(const XmlSyntax* syntax) {
-  for (const auto& c : compiled_) {
-    if (c->syntax == syntax) return c.get();
+const TagFamily::Compiled* TagFamily::Compile(const XmlSyntax* syntax,
+                                              std::string_view container_close) {
+  for (size_t i = 0; i < compiled_.size(); ++i) {
+    if (compiled_[i]->syntax == syntax && compiled_close_[i] == container_close) {
+      return compiled_[i].get();
+    }
   }
   auto c = std::make_unique<Compiled>();
   const XmlSyntax& s = *syntax;
@@ -566,7 +584,7 @@ const TagFamily::Compiled* TagFamily::Compile(const XmlSyntax* syntax) {
   if (!s.value_open.empty()) c->value_open = text::MarkerSet{s.value_open};
   c->cdata_close = text::MarkerSet{"]]>"};
   for (int outer = 0; outer < 2; ++outer) {
-    const std::string_view container = outer ? def_.container_close : std::string_view();
+    const std::string_view container = outer ? container_close : std::string_view();
     // Ids: between 0 key, 1 call close, 2 container close; value_end 0 value close, others
     // auto-close; after_json 0 call close, 1 container close.
     c->between[outer] = text::MarkerSet(Strings({s.key_open, s.call_close, container}));
@@ -577,6 +595,7 @@ const TagFamily::Compiled* TagFamily::Compile(const XmlSyntax* syntax) {
     c->after_json[outer] = text::MarkerSet(Strings({s.call_close, container}));
   }
   compiled_.push_back(std::move(c));
+  compiled_close_.push_back(container_close);
   return compiled_.back().get();
 }
 

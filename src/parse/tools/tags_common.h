@@ -104,6 +104,14 @@ class CallDecoder {
 
 using CustomDecoderFactory = std::unique_ptr<CallDecoder> (*)(const ToolParserOptions&);
 
+// A further container: `open` … `close` around calls, beside the family's first one.
+struct Container {
+  std::string_view open;
+  std::string_view close;
+  bool json = false;                         // holds JSON envelopes
+  std::vector<const XmlSyntax*> calls = {};  // XML calls inside it
+};
+
 // Everything that tells one family of the group from another. Markers are string literals.
 struct TagFamilyDef {
   std::string_view container_open = {};  // empty: no container
@@ -119,6 +127,8 @@ struct TagFamilyDef {
   std::vector<std::string_view> drop = {};         // stray markers removed from content
   ValueRules values = {};
   bool dedup_consecutive = false;  // a call identical to the previous call is dropped
+  // Containers after the first (a model line's older spelling of its call block).
+  std::vector<Container> more_containers = {};
 };
 
 // A TagFamilyDef with its marker sets compiled. Immutable; one static instance per family.
@@ -144,6 +154,7 @@ class TagFamily {
   struct Entry {
     Action action = Action::kDrop;
     const Compiled* xml = nullptr;
+    int container = 0;  // kContainer: which container opens
   };
 
   explicit TagFamily(TagFamilyDef def);
@@ -152,18 +163,30 @@ class TagFamily {
 
   const TagFamilyDef& def() const { return def_; }
   const text::MarkerSet& outside() const { return outside_; }
-  const text::MarkerSet& inner() const { return inner_; }
-  const text::MarkerSet& discard() const { return discard_; }
+  // Container `c` (0: the first): its closing tag and the calls it holds; its JSON flag; what
+  // a malformed call inside it is discarded up to ([0] its closing tag, [1] its open tag).
+  const text::MarkerSet& inner(int c) const { return At(c).inner; }
+  const Entry& inner_entry(int c, int id) const { return At(c).entries[static_cast<size_t>(id)]; }
+  bool container_json(int c) const { return At(c).json; }
+  const text::MarkerSet& discard(int c) const { return At(c).discard; }
   const Entry& outside_entry(int id) const { return outside_entries_[static_cast<size_t>(id)]; }
-  const Entry& inner_entry(int id) const { return inner_entries_[static_cast<size_t>(id)]; }
 
  private:
-  const Compiled* Compile(const XmlSyntax* syntax);
+  struct ContainerSets {
+    bool json = false;
+    text::MarkerSet inner, discard;
+    std::vector<Entry> entries;
+  };
+  const ContainerSets& At(int c) const { return containers_[static_cast<size_t>(c)]; }
+  // `syntax` inside a container closed by `container_close` (the [1] variants stop there).
+  const Compiled* Compile(const XmlSyntax* syntax, std::string_view container_close);
 
   TagFamilyDef def_;
   std::vector<std::unique_ptr<Compiled>> compiled_;
-  text::MarkerSet outside_, inner_, discard_;
-  std::vector<Entry> outside_entries_, inner_entries_;
+  std::vector<std::string_view> compiled_close_;  // the container close each was compiled for
+  text::MarkerSet outside_;
+  std::vector<Entry> outside_entries_;
+  std::vector<ContainerSets> containers_;
 };
 
 // Looks for a marker of `set` at the very start of `text` only: kFound or kPartial with pos 0,
