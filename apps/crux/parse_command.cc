@@ -12,7 +12,9 @@
 #include "crux/commands.h"
 #include "crux/parse/chain.h"
 #include "crux/parse/output_parser.h"
+#include "crux/parse/reasoning/registry.h"
 #include "crux/parse/result.h"
+#include "crux/parse/tools/registry.h"
 #include "crux/protocol/tools.h"
 #include "crux/text/json_dump.h"
 #include "crux/text/json_text.h"
@@ -30,6 +32,7 @@ struct ParseFlags {
   bool start_in_reasoning = false;
   bool no_start_in_reasoning = false;
   bool no_tool_call_promotion = false;
+  bool list = false;
 };
 
 int Fail(const std::string& message) {
@@ -173,7 +176,34 @@ std::string ParseChunks(parse::OutputParser& parser, const std::vector<std::stri
   return ResultText(builder.Take(), &events);
 }
 
+// One line per registered parser: name, aliases (comma-separated, `-` for none), model
+// families and markers, separated by tabs.
+template <typename Info>
+void PrintRows(const std::vector<Info>& table, std::string_view (*markers)(const Info&)) {
+  for (const Info& info : table) {
+    std::string aliases;
+    for (std::string_view alias : info.aliases) {
+      if (!aliases.empty()) aliases += ",";
+      aliases += alias;
+    }
+    std::cout << info.name << '\t' << (aliases.empty() ? "-" : aliases) << '\t' << info.models
+              << '\t' << markers(info) << '\n';
+  }
+}
+
+int ListParsers() {
+  std::cout << "# reasoning parsers (--reasoning-parser NAME): name, aliases, models, markers\n";
+  PrintRows<parse::ReasoningParserInfo>(
+      parse::ReasoningParsers(),
+      [](const parse::ReasoningParserInfo& info) { return info.markers; });
+  std::cout << "# tool-call parsers (--tool-call-parser NAME): name, aliases, models, format\n";
+  PrintRows<parse::ToolParserInfo>(parse::ToolParsers(),
+                                   [](const parse::ToolParserInfo& info) { return info.format; });
+  return 0;
+}
+
 int RunParse(const ParseFlags& flags) {
+  if (flags.list) return ListParsers();
   auto chain = ChainOptions(flags);
   if (!chain.ok()) return Fail(chain.error().message());
   auto created = parse::CreateOutputParser(*chain);
@@ -230,6 +260,9 @@ void AddParseCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_flag("--no-tool-call-promotion", flags->no_tool_call_promotion,
                 "leave tool calls written inside reasoning in the reasoning (default: a closed "
                 "call block there goes to the tool parser, for families that list one)");
+  cmd->add_flag("--list", flags->list,
+                "print every reasoning and tool-call parser (name, aliases, models, markers; "
+                "tab-separated) and exit");
   cmd->callback([flags, &run] { run = [flags] { return RunParse(*flags); }; });
 }
 

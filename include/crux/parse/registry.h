@@ -13,16 +13,37 @@
 
 namespace crux::parse {
 
+// A reasoning block between markers, as data: `start` … `end`. Every family whose reasoning
+// is delimited this way is one registry row run by one parser (src/parse/reasoning/think.cc):
+// text inside a block is reasoning, text outside is content; a nested start marker and an end
+// marker right after a close are dropped; any other end marker outside reasoning is lone and
+// stays in content (ReasoningParser::lone_end_markers()).
+struct ThinkSyntax {
+  std::vector<std::string_view> start;  // open a block (the first is the canonical spelling)
+  std::vector<std::string_view> end;    // close it
+  // The chat template opens the block (unless thinking is off): the output starts inside
+  // reasoning unless ReasoningOptions::start_in_reasoning says otherwise.
+  bool starts_inside = false;
+  // Framing markers removed wherever they appear (GLM's box tags, answer wrappers).
+  std::vector<std::string_view> deleted = {};
+};
+
+class ThinkFormat;  // a ThinkSyntax with its markers compiled (src/parse/reasoning/think.h)
+
 struct ReasoningParserInfo {
   std::string_view name;
-  std::vector<std::string_view> aliases;
-  std::string_view models;   // model families it is known to work with
-  std::string_view markers;  // human-readable marker summary
+  std::vector<std::string_view> aliases = {};
+  std::string_view models;  // model families it is known to work with
+  // The family's block markers as data; null for the families with a parser of their own
+  // (`create`). For a declared family, `markers` and `start_markers` are derived from it
+  // unless the row sets them.
+  const ThinkFormat* think = nullptr;
+  std::string_view markers = {};  // human-readable marker summary
   // The markers that open the family's reasoning block. A rendered prompt ending with one
   // (the chat template opened the block) starts the output inside reasoning
   // (ReasoningOptions::start_in_reasoning). Empty: the family never starts inside.
-  std::vector<std::string_view> start_markers;
-  std::unique_ptr<ReasoningParser> (*create)(const ReasoningOptions&);
+  std::vector<std::string_view> start_markers = {};
+  std::unique_ptr<ReasoningParser> (*create)(const ReasoningOptions&) = nullptr;
   // Channel formats (Harmony, Muse Glimmer): the tool parser row (`channel` set) that reads
   // this format whole — reasoning, content and tool calls — and runs instead of this parser
   // in a parser chain (see crux/parse/chain.h). Empty for every other family.
@@ -49,7 +70,7 @@ struct TemplateNeedles {
 // auto-detection (`detect_markers`, `template_needles`).
 struct ToolParserInfo {
   std::string_view name;
-  std::vector<std::string_view> aliases;
+  std::vector<std::string_view> aliases = {};
   std::string_view models;  // model families it is known to work with
   std::string_view format;  // human-readable summary of every form the parser accepts
   std::unique_ptr<ToolParser> (*create)(const ToolParserOptions&);
