@@ -5,8 +5,8 @@ execute_process(COMMAND "${CRUX}" parse --list OUTPUT_VARIABLE out ERROR_VARIABL
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "crux parse --list exited with ${rc}: ${err}")
 endif()
-foreach(expected "\nqwen3\tqwen,qwen3.5,qwq\tQwen3, Qwen3.5, QwQ\t<think> … </think>\n"
-                 "\napertus\t-\tSwiss AI Apertus\t"
+foreach(expected "\nthink\tgeneric_think\tany model that wraps reasoning in <think> tags\t<think> … </think>\n"
+                 "\nrwkv\t-\tRWKV-7 G1\t<think> … </think>\n"
                  "\nhermes\tnous\t"
                  "# tool-call parsers (--tool-call-parser NAME)")
   string(FIND "${out}" "${expected}" at)

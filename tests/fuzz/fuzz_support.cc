@@ -15,6 +15,14 @@ bool SplitInput(const uint8_t* data, size_t size, FuzzInput& out) {
   return true;
 }
 
+bool SplitName(const uint8_t* data, size_t size, std::string_view& name, FuzzInput& input) {
+  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  const size_t newline = bytes.find('\n');
+  if (newline == std::string_view::npos) return false;
+  name = bytes.substr(0, newline);
+  return SplitInput(data + newline + 1, size - newline - 1, input);
+}
+
 std::vector<std::string_view> Chunk(std::string_view text, uint8_t seed) {
   std::vector<std::string_view> chunks;
   uint32_t state = seed * 2654435761u + 1;

@@ -1,10 +1,9 @@
 #!/usr/bin/env python3
 """Regenerates the fuzz seed corpora from the fixture files (developer tool).
 
-A reasoning seed is: selector byte (row of the reasoning table, bit 7 = start in reasoning),
-chunking seed byte, then the fixture input. A tool seed is: the fixture's parser name and a
-newline, an options byte (bit 7 = typed tools), chunking seed byte, then the fixture input:
-the name keeps each seed on its family whatever the order of the registry.
+A seed is the fixture's parser name and a newline, an options byte (reasoning: bit 7 = start
+in reasoning; tools: bit 7 = typed tools), a chunking seed byte, then the fixture input: the
+name keeps each seed on its family whatever the order of the registry.
 Usage: tests/fuzz/make_corpus.py  (run from anywhere; rewrites corpus/tool_parser_fuzz/ and
 adds the fixture seeds to corpus/reasoning_parser_fuzz/)
 """
@@ -35,7 +34,8 @@ def main():
         for case in doc["cases"]:
             text = case["input"]
             if "reasoning_parser" in doc and "tool_parser" not in doc:
-                write("reasoning_parser_fuzz", 0x80 if case.get("options", {}).get("start_in_reasoning") else 0, text)
+                opened = case.get("options", {}).get("start_in_reasoning")
+                write("reasoning_parser_fuzz", 0x80 if opened else 0, text, doc["reasoning_parser"])
             if "tool_parser" in doc:
                 write("tool_parser_fuzz", 0x80, text, doc["tool_parser"])
 

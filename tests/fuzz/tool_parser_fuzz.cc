@@ -46,25 +46,11 @@ bool IsJsonObject(const std::string& text) {
   return scanner.first_byte() == '{';
 }
 
-// The row registered under `name` (or an alias); otherwise one chosen by the name's hash.
-const parse::ToolParserInfo& PickParser(std::string_view name) {
-  const std::vector<parse::ToolParserInfo>& table = parse::ToolParsers();
-  if (const parse::ToolParserInfo* info = parse::FindParserInfo(table, name)) return *info;
-  uint32_t hash = 2166136261u;  // FNV-1a
-  for (char c : name)
-    hash = (hash ^ static_cast<uint8_t>(c)) * 16777619u;
-  return table[hash % table.size()];
-}
-
 int FuzzOne(const uint8_t* data, size_t size) {
-  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  const size_t newline = bytes.find('\n');
+  std::string_view name;
   FuzzInput input;
-  if (newline == std::string_view::npos ||
-      !SplitInput(data + newline + 1, size - newline - 1, input)) {
-    return 0;
-  }
-  const parse::ToolParserInfo& info = PickParser(bytes.substr(0, newline));
+  if (!SplitName(data, size, name, input)) return 0;
+  const parse::ToolParserInfo& info = PickParser(parse::ToolParsers(), name);
   parse::ToolParserOptions options;
   if (input.selector & 0x80) options.tools = FuzzTools();
   options.id_seed = 7;

@@ -19,13 +19,22 @@ namespace crux::parse {
 // marker right after a close are dropped; any other end marker outside reasoning is lone and
 // stays in content (ReasoningParser::lone_end_markers()).
 struct ThinkSyntax {
-  std::vector<std::string_view> start;  // open a block (the first is the canonical spelling)
-  std::vector<std::string_view> end;    // close it
+  std::vector<std::string_view> start = {};  // open a block (the first is the canonical spelling)
+  std::vector<std::string_view> end = {};    // close it
   // The chat template opens the block (unless thinking is off): the output starts inside
   // reasoning unless ReasoningOptions::start_in_reasoning says otherwise.
   bool starts_inside = false;
-  // Framing markers removed wherever they appear (GLM's box tags, answer wrappers).
+  // Markers that open the answer (`<answer>`, `<|START_RESPONSE|>`): inside reasoning they end
+  // it; they are removed wherever they appear.
+  std::vector<std::string_view> answer_start = {};
+  // Markers that open a tool-call block (`<tool_call>`): inside reasoning they end it, and they
+  // are content, for the tool parser, wherever they appear.
+  std::vector<std::string_view> tool_start = {};
+  // Framing markers removed wherever they appear (GLM's box tags, answer closers).
   std::vector<std::string_view> deleted = {};
+  // Text written to content before the output, which is then not split at all (MiniMax's
+  // "append think": clients that keep the raw interleaved thinking get `<think>` + output).
+  std::string_view content_prefix = {};
 };
 
 class ThinkFormat;  // a ThinkSyntax with its markers compiled (src/parse/reasoning/think.h)

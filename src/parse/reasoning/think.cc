@@ -38,6 +38,7 @@ class ThinkParser final : public ReasoningParser {
     writer_.Reset();
     in_reasoning_ = start_in_reasoning_;
     just_closed_ = false;
+    prefix_written_ = format_.syntax().content_prefix.empty();
     lone_end_markers_ = 0;
     if (in_reasoning_) writer_.StartReasoningBlock();
   }
@@ -46,6 +47,10 @@ class ThinkParser final : public ReasoningParser {
 
  private:
   void Process(std::string_view delta, bool at_end, EventSink& out) {
+    if (!prefix_written_) {
+      prefix_written_ = true;
+      writer_.Content(format_.syntax().content_prefix, out);
+    }
     const std::string_view view = buffer_.Take(delta, at_end);
     size_t pos = 0;
     while (pos < view.size()) {
@@ -62,17 +67,33 @@ class ThinkParser final : public ReasoningParser {
   }
 
   void OnMarker(int id, EventSink& out) {
-    if (format_.is_start(id) && !in_reasoning_) {
-      in_reasoning_ = true;
-      writer_.StartReasoningBlock();
-    } else if (format_.is_end(id) && in_reasoning_) {
-      in_reasoning_ = false;
-      just_closed_ = true;
-    } else if (format_.is_end(id) && !just_closed_) {
-      writer_.Content(format_.markers().marker(id), out);
-      ++lone_end_markers_;
+    using Role = ThinkFormat::Role;
+    switch (format_.role(id)) {
+      case Role::kStart:
+        if (!in_reasoning_) {
+          in_reasoning_ = true;
+          writer_.StartReasoningBlock();
+        }
+        break;  // nested: dropped
+      case Role::kEnd:
+        if (in_reasoning_) {
+          in_reasoning_ = false;
+          just_closed_ = true;
+        } else if (!just_closed_) {
+          writer_.Content(format_.markers().marker(id), out);
+          ++lone_end_markers_;
+        }
+        break;  // repeated: dropped
+      case Role::kAnswerStart:
+        in_reasoning_ = false;
+        break;
+      case Role::kToolStart:
+        in_reasoning_ = false;
+        writer_.Content(format_.markers().marker(id), out);
+        break;
+      case Role::kDeleted:
+        break;
     }
-    // A nested start, a repeated end, or a deleted marker: nothing to emit.
   }
 
   const bool start_in_reasoning_;
@@ -81,16 +102,29 @@ class ThinkParser final : public ReasoningParser {
   ChannelWriter writer_;
   bool in_reasoning_ = false;
   bool just_closed_ = false;  // an end marker closed a block, and only whitespace followed
+  bool prefix_written_ = false;
   int lone_end_markers_ = 0;
 };
 
 std::vector<std::string> MarkerList(const ThinkSyntax& syntax) {
   std::vector<std::string> list;
-  for (const auto* group : {&syntax.start, &syntax.end, &syntax.deleted}) {
+  for (const auto* group :
+       {&syntax.start, &syntax.end, &syntax.answer_start, &syntax.tool_start, &syntax.deleted}) {
     for (std::string_view marker : *group)
       list.emplace_back(marker);
   }
   return list;
+}
+
+std::vector<ThinkFormat::Role> RoleList(const ThinkSyntax& syntax) {
+  using Role = ThinkFormat::Role;
+  std::vector<Role> roles;
+  roles.insert(roles.end(), syntax.start.size(), Role::kStart);
+  roles.insert(roles.end(), syntax.end.size(), Role::kEnd);
+  roles.insert(roles.end(), syntax.answer_start.size(), Role::kAnswerStart);
+  roles.insert(roles.end(), syntax.tool_start.size(), Role::kToolStart);
+  roles.insert(roles.end(), syntax.deleted.size(), Role::kDeleted);
+  return roles;
 }
 
 std::string Joined(const std::vector<std::string_view>& markers, std::string_view separator) {
@@ -103,10 +137,16 @@ std::string Joined(const std::vector<std::string_view>& markers, std::string_vie
 }
 
 std::string Summary(const ThinkSyntax& syntax) {
+  if (syntax.start.empty())
+    return "no split: content is " + std::string(syntax.content_prefix) + " + output";
   std::string start = Joined(syntax.start, " | ");
   if (syntax.starts_inside) start = "[" + start + "]";
   std::string summary = start + " … " + Joined(syntax.end, " | ");
   if (syntax.starts_inside) summary += " (starts inside reasoning)";
+  if (!syntax.answer_start.empty())
+    summary += "; " + Joined(syntax.answer_start, " ") + " opens the answer";
+  if (!syntax.tool_start.empty())
+    summary += "; " + Joined(syntax.tool_start, " ") + " ends reasoning (a call)";
   if (!syntax.deleted.empty()) summary += "; " + Joined(syntax.deleted, " ") + " removed";
   return summary;
 }
@@ -114,7 +154,10 @@ std::string Summary(const ThinkSyntax& syntax) {
 }  // namespace
 
 ThinkFormat::ThinkFormat(ThinkSyntax syntax)
-    : syntax_(std::move(syntax)), markers_(MarkerList(syntax_)), summary_(Summary(syntax_)) {}
+    : syntax_(std::move(syntax)),
+      markers_(MarkerList(syntax_)),
+      roles_(RoleList(syntax_)),
+      summary_(Summary(syntax_)) {}
 
 std::unique_ptr<ReasoningParser> MakeThinkParser(const ThinkFormat& format,
                                                  const ReasoningOptions& options) {

@@ -2,9 +2,11 @@
 // (crux/parse/registry.h), and the compiled form of a declaration.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "crux/parse/parser.h"
 #include "crux/parse/registry.h"
@@ -12,18 +14,18 @@
 
 namespace crux::parse {
 
-// A ThinkSyntax with its marker set built: the start markers, then the end markers, then the
-// deleted ones. Immutable; one static instance per family, shared by its parsers.
+// A ThinkSyntax with its marker set built (the start, end, answer-start, tool-start and deleted
+// markers, in that order). Immutable; one static instance per family, shared by its parsers.
 class ThinkFormat {
  public:
+  enum class Role : uint8_t { kStart, kEnd, kAnswerStart, kToolStart, kDeleted };
+
   explicit ThinkFormat(ThinkSyntax syntax);
 
   const ThinkSyntax& syntax() const { return syntax_; }
   const text::MarkerSet& markers() const { return markers_; }
-  bool is_start(int id) const { return id < static_cast<int>(syntax_.start.size()); }
-  bool is_end(int id) const {
-    return !is_start(id) && id < static_cast<int>(syntax_.start.size() + syntax_.end.size());
-  }
+  // What the marker `id` of markers() does.
+  Role role(int id) const { return roles_[static_cast<size_t>(id)]; }
   // The marker summary of the docs and `crux parse --list`: "<think> … </think>", with
   // "[<think>] … (starts inside reasoning)" and "; X Y removed" where they apply.
   std::string_view summary() const { return summary_; }
@@ -31,6 +33,7 @@ class ThinkFormat {
  private:
   ThinkSyntax syntax_;
   text::MarkerSet markers_;
+  std::vector<Role> roles_;
   std::string summary_;
 };
 
