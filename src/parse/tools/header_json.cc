@@ -241,18 +241,21 @@ class HeaderJsonParser final : public TokenParser {
     const auto st = args_.Feed(rest.substr(n), m, *this);
     Capture(rest.substr(n, m));
     if (st == JsonArgs::Status::kError) Fail();
-    if (st == JsonArgs::Status::kDone) state_ = State::kAfterArgs;
+    if (st == JsonArgs::Status::kDone) ArgsDone();
     return n + m;
+  }
+
+  // The object (or the list of calls) is complete. Without a call end the call ends here.
+  void ArgsDone() {
+    state_ = State::kAfterArgs;
+    if (!syntax_.call_end.empty() && region_open()) return;
+    if (region_open()) CloseRegion();  // a list may end after a comma, with no region open
+    BackOutside();
   }
 
   // After the object: whitespace, a closing fence, then the end marker; anything else ends
   // the call (its arguments are complete) and is read as outside text.
   size_t AfterArgs(std::string_view rest, bool at_end) {
-    if (syntax_.call_end.empty() || !region_open()) {
-      if (region_open()) CloseRegion();
-      BackOutside();
-      return 0;
-    }
     const size_t n = CaptureSpace(rest);
     if (n == rest.size()) return n;
     const MarkerMatch m = MatchAt(format_.after(), rest.substr(n), at_end);
@@ -275,7 +278,7 @@ class HeaderJsonParser final : public TokenParser {
       Capture(rest.substr(0, n));
     }
     if (st == text::FeedStatus::kError) Fail();
-    if (st == text::FeedStatus::kDone) state_ = State::kAfterArgs;
+    if (st == text::FeedStatus::kDone) ArgsDone();
     return n;
   }
 

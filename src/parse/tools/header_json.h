@@ -1,6 +1,6 @@
 // The "marker, header, JSON object, end marker" call syntax as data, and the one parser that
 // reads every format declared with it (Kimi K2, Solar Open, DeepSeek V3/R1/V3.1, Mistral):
-//   CALL_BEGIN field [BEGIN field]… [ARGS_BEGIN] [FENCE] {json} [FENCE_CLOSE] CALL_END
+//   CALL_BEGIN field [BEGIN field]… [ARGS_BEGIN] [FENCE] {json} [FENCE_CLOSE] [CALL_END]
 // * Fields. Field 0 follows the call begin; each later one follows its own `begin` marker and,
 //   when `optional`, may be left out with it (fields keep their declared order). A field runs
 //   up to the next marker of the header, is trimmed, and is the call's id, its name, or an id
@@ -12,10 +12,10 @@
 //   fence. An optional code fence (one of `fence_open`, then `fence_close` after the object)
 //   may wrap them. Empty arguments (the call end right after args_begin) are `{}`; anything
 //   else must be a JSON object, else the call's text is returned as content.
-// * After the object: whitespace, then the call end; anything else ends the call (its
-//   arguments are complete) and is read as outside text. A malformed call is given back up to
-//   its call end or the next call begin. Without a `call_end` the call ends with its object,
-//   and a malformed one is given back up to the byte that broke it.
+// * After the object: whitespace and the fence close, then the call end; anything else ends
+//   the call (its arguments are complete) and is read as outside text. A malformed call is given
+//   back up to its call end or the next call begin. Without a `call_end` the call ends with its
+//   object, and a malformed one is given back up to the byte that broke it.
 // * `json_calls`: right after the call begin (whitespace allowed), `[` starts a JSON list of
 //   call objects and `{` one call object (`{"name": …, "arguments": …}`) instead of a header.
 // * Ids: a field's, else generated (the core's `call_…` ids, or `id_length` alphanumerics).
@@ -59,7 +59,7 @@ struct HeaderJsonSyntax {
   std::string_view args_begin = {};  // the marker before the arguments (empty: none)
   bool bare_args = false;            // the arguments may also start at `{` or at the fence
   std::vector<std::string_view> fence_open = {};  // an optional fence before the object
-  std::string_view fence_close = {};              // and after it
+  std::string_view fence_close = {};              // and after it (needs a call end)
   std::string_view call_end = {};                 // empty: the call ends with its object
   bool json_calls = false;  // `[` (a list of call objects) or `{` (one) after the call begin
   int id_length = 0;        // > 0: generated ids are this many random alphanumerics
