@@ -20,8 +20,9 @@ namespace {
 const HeaderJsonFormat& Format() {
   static const HeaderJsonFormat format(HeaderJsonSyntax{
       .call_begin = "<|tool_call:begin|>",
-      .fields = {{HeaderField::Kind::kId, "<|tool_call:name|>", 64},
-                 {HeaderField::Kind::kName, "<|tool_call:args|>", 256}},
+      .fields = {{.kind = HeaderField::Kind::kId, .max = 64},
+                 {.kind = HeaderField::Kind::kName, .begin = "<|tool_call:name|>"}},
+      .args_begin = "<|tool_call:args|>",
       .call_end = "<|tool_call:end|>",
       .drop = {"<|tool_calls|>", "<|calls|>", "<|content|>", "<|end|>", "<|begin|>assistant"},
   });
