@@ -1,5 +1,5 @@
-// llama / llama3 / llama4 (Llama 3.1–3.3 JSON tool calling, Llama 4 JSON mode). Three forms,
-// in any order:
+// llama / llama3 / llama4 (Llama 3.1–3.3 JSON tool calling, Llama 4 JSON mode; template
+// Llama-3.1-8B-Instruct). Three forms, in any order:
 //   <|python_tag|>{"name": "f", "parameters": {…}}; {"name": "g", "parameters": {…}}
 //   <|python_tag|>brave_search.call(query="x")        (built-in tools; the name drops ".call")
 //   {"name": "f", "parameters": {…}}                   (bare, only at the start of the output)

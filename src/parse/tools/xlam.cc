@@ -1,5 +1,5 @@
-// xlam: Salesforce xLAM (xLAM-1b/7b-fc-r, xLAM-2). The calls are a JSON list of
-// {"name", "arguments"} objects ("parameters" accepted too), found:
+// xlam: Salesforce xLAM (xLAM-1b/7b-fc-r, xLAM-2; template Llama-xLAM-2-8b-fc-r). The calls
+// are a JSON list of {"name", "arguments"} objects ("parameters" accepted too), found:
 //   at the start of the output:        [{"name": "get_weather", "arguments": {…}}]
 //   in a code fence:                   ```json\n[{…}]\n```
 //   after the `[TOOL_CALLS]` marker:   [TOOL_CALLS][{…}]
