@@ -112,25 +112,6 @@ class JsonKeyTracker {
   std::string first_key_;
 };
 
-// A JsonCallObject with a JsonKeyTracker following the bytes it consumes.
-class TrackedEnvelope {
- public:
-  JsonCallObject::Status Feed(std::string_view text, size_t& consumed, CallSink& sink) {
-    const JsonCallObject::Status status = envelope_.Feed(text, consumed, sink);
-    tracker_.Feed(text.substr(0, consumed));
-    return status;
-  }
-  void Reset() {
-    envelope_.Reset();
-    tracker_.Reset();
-  }
-  const JsonKeyTracker& tracker() const { return tracker_; }
-
- private:
-  JsonCallObject envelope_;
-  JsonKeyTracker tracker_;
-};
-
 // Base of the families whose calls form a Python-style list `[f(a=1), g(b="x")]` (pythonic,
 // lfm2): parses the list from just after its opening; the family handles what surrounds it.
 // Items are Python calls (arguments streamed by PythonArgs; the call begins with its first

@@ -1,12 +1,34 @@
 #include "parse/tools/tokens_common.h"
 
+#include <algorithm>
+
 namespace crux::parse::tools {
 namespace {
 
-constexpr size_t kMaxTag = 128;  // longest dropped tag (ListFormat::tags)
+constexpr size_t kMaxTag = 128;      // longest dropped tag (ListFormat::tags)
+constexpr size_t kMaxLanguage = 16;  // longest language word of a fence (ListFormat::fence)
 
 bool IsJsonSpace(char c) {
   return c == ' ' || c == '\n' || c == '\t' || c == '\r';
+}
+
+bool IsLetter(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+// Whether `marker` starts at text[0]: kWait when text is a proper prefix of it.
+MarkerMatch MatchText(std::string_view marker, std::string_view text, bool at_end) {
+  const size_t n = std::min(marker.size(), text.size());
+  MarkerMatch match;
+  if (text.substr(0, n) != marker.substr(0, n)) return match;
+  if (n < marker.size()) {
+    if (!at_end) match.status = MarkerMatch::Status::kWait;
+    return match;
+  }
+  match.status = MarkerMatch::Status::kFound;
+  match.id = 0;
+  match.length = marker.size();
+  return match;
 }
 
 }  // namespace
@@ -154,20 +176,28 @@ JsonCallList::Status JsonCallList::Feed(std::string_view text, size_t& consumed,
 // ListParser
 
 void ListParser::OnReset() {
-  state_ = State::kOutside;
+  state_ = format_.at_start != BareStart::kNone ? State::kStart : State::kOutside;
+  opening_ = Opening::kMarker;
   keep_end_ = true;
+  held_ = false;
+  separated_ = false;
+  pending_.clear();
+  name_.clear();
   list_.Reset(format_.keys);
   object_.Reset(format_.keys);
 }
 
 void ListParser::OnFinish() {
   if (state_ == State::kTag) Content(tag_);  // the output ended inside a tag: it is text
+  // After a sequence's last object: whitespace is content, a dangling separator is dropped.
+  if (state_ == State::kSeparator && !separated_) Content(pending_);
+  pending_.clear();
   state_ = State::kOutside;
   TokenParser::OnFinish();
 }
 
 void ListParser::Failed() {
-  if (format_.end != nullptr) {
+  if (format_.end != nullptr && opening_ == Opening::kMarker) {
     // After kept calls the end marker closes their block: it is dropped, not given back.
     keep_end_ = state_ != State::kList || list_.calls() == 0;
     state_ = State::kDiscard;
@@ -177,19 +207,65 @@ void ListParser::Failed() {
   }
 }
 
+void ListParser::StartList(Opening opening) {
+  opening_ = opening;
+  list_.Reset(format_.keys);
+  state_ = State::kList;
+}
+
+void ListParser::StartObject(bool held) {
+  object_.Reset(format_.keys);
+  first_key_.Reset();
+  held_ = held;
+  state_ = State::kSingle;
+}
+
+size_t ListParser::Start(std::string_view rest, bool at_end) {
+  size_t n = 0;
+  while (n < rest.size() && text::IsSpace(rest[n]))
+    ++n;
+  Content(rest.substr(0, n));
+  if (n == rest.size()) return n;
+  // A marker here (`[TOOL_CALLS]` also begins with '[') is read as outside text.
+  const MarkerMatch marker = MatchAt(*format_.outside, rest.substr(n), at_end);
+  if (marker.status == MarkerMatch::Status::kWait) return n;
+  state_ = State::kOutside;
+  if (marker.status != MarkerMatch::Status::kNo) return n;
+  if (format_.at_start == BareStart::kList && rest[n] == '[') {
+    OpenRegion("[");
+    StartList(Opening::kBare);
+    return n + 1;
+  }
+  if (format_.at_start == BareStart::kObject && rest[n] == '{') {
+    OpenRegion({});
+    opening_ = Opening::kBare;
+    StartObject(/*held=*/true);
+  }
+  return n;
+}
+
 size_t ListParser::Outside(std::string_view rest, bool at_end) {
   const text::ScanResult hit = format_.outside->Scan(rest, at_end);
   Content(rest.substr(0, hit.pos));
   if (hit.status != text::ScanStatus::kFound) return hit.pos;
   const std::string_view marker = rest.substr(hit.pos, hit.length);
-  if (format_.tags >= 0 && hit.id >= format_.tags) {
+  if (hit.id == format_.reopen) {
+    Content(marker);
+    state_ = State::kStart;
+  } else if (hit.id == format_.fence || hit.id == format_.named) {
+    OpenRegion(marker);
+    language_ = 0;
+    name_.clear();
+    opening_ = hit.id == format_.named ? Opening::kNamed : Opening::kFence;
+    state_ = hit.id == format_.named ? State::kName : State::kFenceHead;
+  } else if (format_.tags >= 0 && hit.id >= format_.tags) {
     tag_.assign(marker);
     state_ = State::kTag;
   } else if (hit.id < format_.starts) {
     OpenRegion(marker);
+    opening_ = Opening::kMarker;
     if (marker.back() == '[') {
-      list_.Reset(format_.keys);
-      state_ = State::kList;
+      StartList(Opening::kMarker);
     } else {
       state_ = State::kOpen;
     }
@@ -197,23 +273,188 @@ size_t ListParser::Outside(std::string_view rest, bool at_end) {
   return hit.pos + hit.length;
 }
 
+size_t ListParser::FenceHead(std::string_view rest) {
+  size_t n = 0;
+  while (n < rest.size() && language_ <= kMaxLanguage && IsLetter(rest[n])) {
+    ++n;
+    ++language_;
+  }
+  Capture(rest.substr(0, n));
+  if (n == rest.size() && language_ <= kMaxLanguage) return n;
+  language_ = kMaxLanguage + 1;  // the word is over
+  n += CaptureSpace(rest.substr(n));
+  if (n == rest.size()) return n;
+  if (rest[n] != '[') {
+    CancelRegion();  // not a call list: the fence is text
+    state_ = State::kOutside;
+    return n;
+  }
+  Capture("[");
+  StartList(Opening::kFence);
+  return n + 1;
+}
+
 size_t ListParser::Open(std::string_view rest) {
   size_t n = CaptureSpace(rest);
   if (n == rest.size()) return n;
-  if (rest[n] == '[') {
+  const char c = rest[n];
+  if (c == '[' && format_.list) {
     Capture("[");
-    list_.Reset(format_.keys);
-    state_ = State::kList;
+    StartList(Opening::kMarker);
     return n + 1;
   }
-  if (rest[n] == '{') {
-    object_.Reset(format_.keys);
-    state_ = State::kSingle;
+  if (c == '{' && format_.single) {
+    StartObject(/*held=*/false);
+    return n;
+  }
+  if (IsNameStart(c) && format_.python) {
+    name_.clear();
+    state_ = State::kName;
     return n;
   }
   CancelRegion();  // not a call after all: the marker is text
   state_ = State::kOutside;
   return n;
+}
+
+size_t ListParser::List(std::string_view rest) {
+  size_t n = 0;
+  const auto st = list_.Feed(rest, n, *this);
+  if (st == JsonCallList::Status::kError) {
+    Failed();
+  } else if (st == JsonCallList::Status::kDone) {
+    if (format_.empty_is_text && list_.calls() == 0) {
+      CancelRegion();
+      state_ = State::kOutside;
+    } else {
+      state_ = State::kAfter;
+    }
+  }
+  return n;
+}
+
+// A held object is fed one byte at a time until its first key is known, so that it is
+// released on the same byte however the text is cut.
+size_t ListParser::Single(std::string_view rest) {
+  const std::string_view piece = held_ ? rest.substr(0, 1) : rest;
+  size_t n = 0;
+  const auto st = object_.Feed(piece, n, *this);
+  Capture(piece.substr(0, n));
+  if (held_) {
+    first_key_.Feed(piece.substr(0, n));
+    if (first_key_.no_key() || st == JsonCallObject::Status::kError ||
+        !CanStartEnvelope(first_key_.first_key(), first_key_.first_key_done())) {
+      CancelRegion();  // not a call envelope: the text is content
+      state_ = State::kOutside;
+      return n;
+    }
+    held_ = !first_key_.first_key_done();
+  }
+  if (st == JsonCallObject::Status::kError) Failed();
+  if (st == JsonCallObject::Status::kDone) ObjectDone();
+  return n;
+}
+
+void ListParser::ObjectDone() {
+  if (format_.separator == 0) {
+    state_ = State::kAfter;
+    return;
+  }
+  CloseRegion();
+  pending_.clear();
+  separated_ = false;
+  state_ = State::kSeparator;
+}
+
+// Whitespace and one separator are held until the next byte: an object continues the
+// sequence (they open its region); anything else ends it (they are content).
+size_t ListParser::Separator(std::string_view rest) {
+  const char c = rest[0];
+  if (text::IsSpace(c) || (c == format_.separator && !separated_)) {
+    pending_.push_back(c);
+    separated_ = separated_ || c == format_.separator;
+    return 1;
+  }
+  if (c == '{' && separated_) {
+    OpenRegion(pending_);
+    StartObject(/*held=*/false);
+  } else {
+    Content(pending_);
+    state_ = State::kOutside;
+  }
+  pending_.clear();
+  return 0;
+}
+
+// A Python call's name up to '(' (kMarker) or a named call's up to '>' (kNamed).
+size_t ListParser::Name(std::string_view rest) {
+  size_t i = 0;
+  while (i < rest.size() && IsNameByte(rest[i]) && name_.size() + i < kMaxNameLength)
+    ++i;
+  name_.append(rest.substr(0, i));
+  Capture(rest.substr(0, i));
+  if (i == rest.size()) return i;
+  const bool named = opening_ == Opening::kNamed;
+  if (rest[i] != (named ? '>' : '(') || name_.empty()) {
+    CancelRegion();
+    state_ = State::kOutside;
+    return i;
+  }
+  Capture(rest.substr(i, 1));
+  if (named) {
+    json_args_.Start(name_, {});
+    state_ = State::kNamedArgs;
+    return i + 1;
+  }
+  const std::string_view suffix = format_.python_suffix;
+  if (!suffix.empty() && name_.size() > suffix.size() && name_.ends_with(suffix)) {
+    name_.resize(name_.size() - suffix.size());
+  }
+  python_.Reset();
+  state_ = State::kPython;
+  return i + 1;
+}
+
+size_t ListParser::Python(std::string_view rest) {
+  size_t n = 0;
+  scratch_.clear();
+  const PythonArgs::Status st = python_.Feed(rest, n, scratch_);
+  Capture(rest.substr(0, n));
+  if (!scratch_.empty()) {  // before the error, so the call begins at the same byte always
+    if (!call_begun()) BeginCall(name_);
+    Args(scratch_);
+  }
+  if (st == PythonArgs::Status::kError) {
+    Failed();
+  } else if (st == PythonArgs::Status::kDone) {
+    EndCall();
+    CloseRegion();
+    state_ = State::kOutside;
+  }
+  return n;
+}
+
+size_t ListParser::NamedArgs(std::string_view rest) {
+  size_t n = 0;
+  const auto st = json_args_.Feed(rest, n, *this);
+  Capture(rest.substr(0, n));
+  if (st == JsonArgs::Status::kError) Failed();
+  if (st == JsonArgs::Status::kDone) state_ = State::kAfter;
+  return n;
+}
+
+MarkerMatch ListParser::EndAt(std::string_view text, bool at_end) const {
+  switch (opening_) {
+    case Opening::kFence:
+      return MatchText(format_.outside->marker(format_.fence), text, at_end);
+    case Opening::kNamed:
+      return MatchText(format_.named_close, text, at_end);
+    case Opening::kMarker:
+      return format_.end != nullptr ? MatchAt(*format_.end, text, at_end) : MarkerMatch{};
+    case Opening::kBare:
+      break;
+  }
+  return {};
 }
 
 size_t ListParser::After(std::string_view rest, bool at_end) {
@@ -222,17 +463,15 @@ size_t ListParser::After(std::string_view rest, bool at_end) {
     ++n;
   if (region_open()) Capture(rest.substr(0, n));
   if (n == rest.size()) return n;
-  if (format_.end != nullptr) {
-    const MarkerMatch m = MatchAt(*format_.end, rest.substr(n), at_end);
-    if (m.status == MarkerMatch::Status::kWait) return n;
-    if (m.status == MarkerMatch::Status::kFound) {
-      if (region_open()) {
-        Capture(rest.substr(n, m.length));
-        CloseRegion();
-      }
-      state_ = State::kOutside;
-      return n + m.length;
+  const MarkerMatch m = EndAt(rest.substr(n), at_end);
+  if (m.status == MarkerMatch::Status::kWait) return n;
+  if (m.status == MarkerMatch::Status::kFound) {
+    if (region_open()) {
+      Capture(rest.substr(n, m.length));
+      CloseRegion();
     }
+    state_ = State::kOutside;
+    return n + m.length;
   }
   if (region_open()) CloseRegion();
   state_ = State::kOutside;
@@ -263,41 +502,40 @@ size_t ListParser::Tag(std::string_view rest, bool at_end) {
   return n;
 }
 
+size_t ListParser::Step(std::string_view rest, bool at_end) {
+  switch (state_) {
+    case State::kStart:
+      return Start(rest, at_end);
+    case State::kOutside:
+      return Outside(rest, at_end);
+    case State::kFenceHead:
+      return FenceHead(rest);
+    case State::kOpen:
+      return Open(rest);
+    case State::kList:
+      return List(rest);
+    case State::kSingle:
+      return Single(rest);
+    case State::kSeparator:
+      return Separator(rest);
+    case State::kName:
+      return Name(rest);
+    case State::kPython:
+      return Python(rest);
+    case State::kNamedArgs:
+      return NamedArgs(rest);
+    case State::kAfter:
+      return After(rest, at_end);
+    case State::kDiscard:
+      return Discard(rest, at_end);
+    case State::kTag:
+      return Tag(rest, at_end);
+  }
+  return 0;
+}
+
 size_t ListParser::Process(std::string_view text, bool at_end) {
-  return RunSteps(text, state_, [&](std::string_view rest) {
-    size_t n = 0;
-    switch (state_) {
-      case State::kOutside:
-        n = Outside(rest, at_end);
-        break;
-      case State::kOpen:
-        n = Open(rest);
-        break;
-      case State::kList: {
-        const auto st = list_.Feed(rest, n, *this);
-        if (st == JsonCallList::Status::kDone) state_ = State::kAfter;
-        if (st == JsonCallList::Status::kError) Failed();
-        break;
-      }
-      case State::kSingle: {
-        const auto st = object_.Feed(rest, n, *this);
-        Capture(rest.substr(0, n));
-        if (st == JsonCallObject::Status::kDone) state_ = State::kAfter;
-        if (st == JsonCallObject::Status::kError) Failed();
-        break;
-      }
-      case State::kAfter:
-        n = After(rest, at_end);
-        break;
-      case State::kDiscard:
-        n = Discard(rest, at_end);
-        break;
-      case State::kTag:
-        n = Tag(rest, at_end);
-        break;
-    }
-    return n;
-  });
+  return RunSteps(text, state_, [&](std::string_view rest) { return Step(rest, at_end); });
 }
 
 // ---------------------------------------------------------------------------------------------

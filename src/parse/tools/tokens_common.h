@@ -5,9 +5,13 @@
 //   JsonCallObject).
 // * ListParser — a whole family for "a JSON list of calls after a start marker, up to an
 //   optional end marker" (Apriel, Nemotron Nano v2, Command R7B, Firefunction v2, Apertus,
-//   Granite 3, GigaChat 3): configured by a ListFormat.
+//   Granite 3, GigaChat 3, xLAM, Llama): configured by a ListFormat. After the marker may also
+//   come call objects separated by a byte such as ';', or a Python call; without a marker,
+//   calls may open at the start of the output (a list, or an object held while its first key
+//   can be a call's), right after a marker that stays in the content (`</think>`), inside a
+//   code fence, or as `<function=NAME>{…}</function>`.
 // * JsonArgs — streams one JSON arguments object that follows a marker (Mistral, DeepSeek,
-//   Kimi, Solar Open), beginning the call at its first byte.
+//   Kimi, Solar Open, ListParser's named calls), beginning the call at its first byte.
 // * ParamValue — one XML-style parameter value: strings stream as escaped JSON text, other
 //   types are converted when the value is complete (DeepSeek DSML, Kimi K3).
 // * BlockLayout — drops the whitespace a template puts between the markers of a call block.
@@ -21,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "parse/tools/other_common.h"
 #include "parse/tools/string_value.h"
 #include "parse/tools/toolkit.h"
 
@@ -99,46 +104,6 @@ class JsonCallList {
   JsonCallObject object_;
 };
 
-// A family whose calls are a JSON list (or a single call object) after a start marker.
-struct ListFormat {
-  const text::MarkerSet* outside = nullptr;  // start markers (ids < starts), then wrappers
-  int starts = 1;                            // wrappers (ids >= starts) are dropped
-  const text::MarkerSet* end = nullptr;      // optional end marker; nullptr: none
-  CallKeys keys;
-  // Outside markers with ids >= tags (-1: none) begin a tag that runs to the next '>' over
-  // bytes of `tag_chars` (e.g. Cohere's citation end `</co: 0:[1,2]>`): the whole tag is
-  // dropped. A tag that breaks off (another byte, too long, the end of the output) is text.
-  int tags = -1;
-  std::string_view tag_chars = {};
-};
-
-class ListParser : public TokenParser {
- public:
-  ListParser(const ToolParserOptions& options, const ListFormat& format)
-      : TokenParser(options), format_(format) {}
-
- private:
-  enum class State : uint8_t { kOutside, kOpen, kList, kSingle, kAfter, kDiscard, kTag };
-
-  void OnReset() override;
-  void OnFinish() override;
-  size_t Process(std::string_view text, bool at_end) override;
-  size_t Outside(std::string_view rest, bool at_end);
-  size_t Open(std::string_view rest);
-  size_t After(std::string_view rest, bool at_end);
-  size_t Discard(std::string_view rest, bool at_end);
-  size_t Tag(std::string_view rest, bool at_end);
-  // The list or object failed: `Discard` up to the end marker, or give the text back now.
-  void Failed();
-
-  const ListFormat& format_;
-  State state_ = State::kOutside;
-  bool keep_end_ = true;  // kDiscard: the end marker is given back with the failed text
-  std::string tag_;       // kTag: the tag read so far (text if it breaks off)
-  JsonCallList list_;
-  JsonCallObject object_;
-};
-
 // Streams one JSON object of arguments that follows a marker; the call begins (with the
 // name and id given to Start) at the object's first byte.
 class JsonArgs {
@@ -156,6 +121,125 @@ class JsonArgs {
   std::string name_;
   std::string id_;
   text::JsonScanner scanner_;
+};
+
+// What opens a call without a start marker, at the start of the output (ListFormat::at_start).
+enum class BareStart : uint8_t {
+  kNone,
+  kList,    // '[': a JSON list of calls (xLAM)
+  kObject,  // '{': a call object, held only while its first key can still be "name" or
+            // "type" (it is released as content at the byte that rules that out) (Llama)
+};
+
+// A family whose calls are a JSON list (or call objects, or a Python call) after a start
+// marker, or in the places listed below.
+//
+// After a start marker come whitespace, then what the format accepts: a JSON list `[…]`
+// (`list`), a call object `{…}` (`single`; with `separator`, several objects in a row), or a
+// Python call `name(k=v, …)` (`python`). Anything else makes the marker text. A list or a
+// single object may be followed by the `end` marker; an object sequence and a Python call end
+// where their syntax does.
+//
+// Calls without a start marker: `at_start` (at the first byte after leading whitespace, and
+// right after the outside marker `reopen`, which stays in the content, e.g. `</think>`); a
+// code fence (the outside marker `fence`, an optional language word of up to 16 letters,
+// whitespace, then a list; the same marker may close it); and `named`, an outside marker
+// followed by the function name up to '>' and a JSON arguments object, optionally closed by
+// `named_close` (`<function=f>{…}</function>`). These take no `end` marker.
+//
+// A malformed call is given back as content: after a start marker with an `end` marker, up to
+// that marker; otherwise at once. Marker ids not given a role here (ids >= starts) are wrappers,
+// dropped from the content.
+struct ListFormat {
+  const text::MarkerSet* outside = nullptr;  // start markers (ids < starts), then the others
+  int starts = 1;
+  const text::MarkerSet* end = nullptr;  // optional end marker; nullptr: none
+  CallKeys keys = {};
+  // Outside markers with ids >= tags (-1: none) begin a tag that runs to the next '>' over
+  // bytes of `tag_chars` (e.g. Cohere's citation end `</co: 0:[1,2]>`): the whole tag is
+  // dropped. A tag that breaks off (another byte, too long, the end of the output) is text.
+  int tags = -1;
+  std::string_view tag_chars = {};
+  BareStart at_start = BareStart::kNone;
+  int reopen = -1;  // outside marker id (>= starts) after which `at_start` holds again
+  int fence = -1;   // outside marker id (>= starts) that opens a code fence
+  int named = -1;   // outside marker id (>= starts) followed by `NAME>` and JSON arguments
+  std::string_view named_close = {};
+  bool list = true;     // a JSON list may follow a start marker
+  bool single = true;   // a call object may follow a start marker
+  char separator = 0;   // between call objects in a row (0: one object). A dangling
+                        // separator at the end of the output is dropped; one followed
+                        // by anything but an object is content.
+  bool python = false;  // a Python call may follow a start marker
+  std::string_view python_suffix = {};  // dropped from a Python call's name (".call")
+  bool empty_is_text = false;           // a list without calls (`[]`) is text, not an empty block
+};
+
+class ListParser : public TokenParser {
+ public:
+  ListParser(const ToolParserOptions& options, const ListFormat& format)
+      : TokenParser(options), format_(format) {}
+
+ private:
+  enum class State : uint8_t {
+    kStart,  // a call may open here without a marker (ListFormat::at_start, reopen)
+    kOutside,
+    kFenceHead,  // after the fence marker: the language word, whitespace, then '['
+    kOpen,       // after a start marker
+    kList,
+    kSingle,
+    kSeparator,  // after an object of a sequence: whitespace and the separator
+    kName,       // a Python call's name up to '(' or a named call's up to '>'
+    kPython,
+    kNamedArgs,
+    kAfter,
+    kDiscard,
+    kTag
+  };
+  // What opened the call: a start marker, nothing (kStart), a fence or the named marker.
+  enum class Opening : uint8_t { kMarker, kBare, kFence, kNamed };
+
+  void OnReset() override;
+  void OnFinish() override;
+  size_t Process(std::string_view text, bool at_end) override;
+  size_t Step(std::string_view rest, bool at_end);
+  size_t Start(std::string_view rest, bool at_end);
+  size_t Outside(std::string_view rest, bool at_end);
+  size_t FenceHead(std::string_view rest);
+  size_t Open(std::string_view rest);
+  void StartList(Opening opening);
+  void StartObject(bool held);
+  size_t List(std::string_view rest);
+  size_t Single(std::string_view rest);
+  void ObjectDone();
+  size_t Separator(std::string_view rest);
+  size_t Name(std::string_view rest);
+  size_t Python(std::string_view rest);
+  size_t NamedArgs(std::string_view rest);
+  // The marker that ends the open call, when one starts text[0].
+  MarkerMatch EndAt(std::string_view text, bool at_end) const;
+  size_t After(std::string_view rest, bool at_end);
+  size_t Discard(std::string_view rest, bool at_end);
+  size_t Tag(std::string_view rest, bool at_end);
+  // The call failed: `Discard` up to the end marker, or give the text back now.
+  void Failed();
+
+  const ListFormat& format_;
+  State state_ = State::kOutside;
+  Opening opening_ = Opening::kMarker;
+  size_t language_ = 0;     // kFenceHead: letters of the fence's language word read so far
+  bool keep_end_ = true;    // kDiscard: the end marker is given back with the failed text
+  bool held_ = false;       // kSingle: a bare object whose first key is not known yet
+  bool separated_ = false;  // kSeparator: the separator was read
+  std::string tag_;         // kTag: the tag read so far (text if it breaks off)
+  std::string pending_;     // kSeparator: what follows the object until the next byte decides
+  std::string name_;        // kName, kPython: the function name
+  std::string scratch_;
+  JsonCallList list_;
+  JsonCallObject object_;
+  JsonKeyTracker first_key_;  // held_: the object's keys
+  PythonArgs python_;
+  JsonArgs json_args_;
 };
 
 // The value of attribute `key` in `attrs` (`key="value"`), XML entities decoded into

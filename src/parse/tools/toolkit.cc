@@ -332,7 +332,7 @@ bool JsonCallObject::ArgsStringBytes(CallSink& sink) {
 }
 
 bool JsonCallObject::Finish(CallSink& sink) {
-  if (!has_name_) return false;
+  if (!has_name_ || (keys_->args_required && !has_args_)) return false;
   if (!begun_) {
     sink.BeginCall(name_);
     begun_ = true;

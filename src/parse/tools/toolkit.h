@@ -177,6 +177,7 @@ struct CallKeys {
   std::string_view name_alt = {};  // a second accepted name key (empty: none)
   std::string_view args = "arguments";
   std::string_view args_alt = "parameters";
+  bool args_required = false;  // an object without an arguments key is not a call (kError)
 };
 
 // {"name": …, "arguments" | "parameters": …}: the envelope most families write.
