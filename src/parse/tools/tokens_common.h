@@ -9,7 +9,7 @@
 // * JsonArgs — streams one JSON arguments object that follows a marker (Mistral, DeepSeek,
 //   Kimi, Solar Open), beginning the call at its first byte.
 // * ParamValue — one XML-style parameter value: strings stream as escaped JSON text, other
-//   types are converted when the value is complete (DeepSeek DSML, Kimi K3).
+//   types are converted when the value is complete (Kimi K3).
 // * BlockLayout — drops the whitespace a template puts between the markers of a call block.
 // Components are per parser instance (not thread-safe); the marker sets they use are static.
 #pragma once
@@ -198,7 +198,6 @@ std::unique_ptr<ToolParser> MakeKimiParser(const ToolParserOptions& options);
 std::unique_ptr<ToolParser> MakeGraniteParser(const ToolParserOptions& options);
 std::unique_ptr<ToolParser> MakeFunctionaryParser(const ToolParserOptions& options);
 std::unique_ptr<ToolParser> MakeXlamParser(const ToolParserOptions& options);
-std::unique_ptr<ToolParser> MakeDeepSeekDsmlParser(const ToolParserOptions& options);
 std::unique_ptr<ToolParser> MakeKimiK3Parser(const ToolParserOptions& options);
 std::unique_ptr<ToolParser> MakeAprielParser(const ToolParserOptions& options);
 std::unique_ptr<ToolParser> MakeCommandR7bParser(const ToolParserOptions& options);
