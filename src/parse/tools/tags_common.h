@@ -1,5 +1,6 @@
 // The tag-family engine shared by the tag group (hermes, qwen, step3p5, qwen3_xml, nemotron,
-// glm47, poolside_v1, minimax, seed_oss, minimax_m3, minicpm5, hy3, ling3, deepseek_v32).
+// glm47, poolside_v1, minimax, seed_oss, minimax_m3, minicpm5, hy3, ling3, deepseek_v32,
+// kimi_k3).
 //
 // Every family of the group is a TagFamilyDef: which markers open a call in prose, which
 // container tag (e.g. `<tool_call>` … `</tool_call>`) holds calls, and which call bodies the
@@ -16,7 +17,7 @@
 //
 // Regions (ToolParserCore): one per call. The container's open tag belongs to its first
 // call's region, so a malformed call returns its markup whole as content — unless the
-// container is a section (DeepSeek DSML): then its tags and the whitespace between
+// container is a section (DeepSeek DSML, Kimi K3): then its tags and the whitespace between
 // its calls are layout, dropped, and a malformed call returns only its own markup.
 #pragma once
 
@@ -356,5 +357,6 @@ std::unique_ptr<ToolParser> MakeMiniCpm5Parser(const ToolParserOptions& options)
 std::unique_ptr<ToolParser> MakeHy3Parser(const ToolParserOptions& options);
 std::unique_ptr<ToolParser> MakeLing3Parser(const ToolParserOptions& options);
 std::unique_ptr<ToolParser> MakeDeepSeekDsmlParser(const ToolParserOptions& options);
+std::unique_ptr<ToolParser> MakeKimiK3Parser(const ToolParserOptions& options);
 
 }  // namespace crux::parse::tools::tags
