@@ -13,266 +13,55 @@
 // when their closing tag arrives. Ids are generated (`index` is a per-turn counter).
 // The response / tools / message wrappers and `<|end_of_msg|>` are dropped from content; the
 // think section belongs to the reasoning parser. A call outside a tools section is accepted.
+// The tools section is a section of the tag engine (tags_common.h): whitespace between its
+// calls is dropped too, and a malformed call inside it is returned as content up to its
+// `<|close|>call<|sep|>`. Tags are the name attribute (`tool`, `key`) first, then others.
+// Deviation: a call whose `<|close|>call<|sep|>` is missing is ended by the section's close.
 #include <memory>
 
 #include "crux/parse/call_grammar.h"
 #include "crux/parse/tools/registry.h"
-#include "parse/tools/tokens_common.h"
+#include "parse/tools/tags_common.h"
 
-namespace crux::parse::tools {
+namespace crux::parse::tools::tags {
 namespace {
 
-constexpr std::string_view kCall = "<|open|>call";
-constexpr std::string_view kCallEnd = "<|close|>call<|sep|>";
-constexpr std::string_view kSep = "<|sep|>";
-constexpr std::string_view kArgEnd = "<|close|>argument<|sep|>";
-constexpr std::string_view kJsonEnd = "<|close|>json<|sep|>";
-constexpr size_t kMaxTag = 1024;
+constexpr XmlSyntax kCall{.start = "<|open|>call tool=\"",
+                          .name_close = "\"",
+                          .key_open = "<|open|>argument key=\"",
+                          .key_close = "\"",
+                          .value_close = "<|close|>argument<|sep|>",
+                          .call_close = "<|close|>call<|sep|>",
+                          .tag_close = "<|sep|>",
+                          .type_attribute = "type",
+                          .escaped = true,
+                          .json_open = "<|open|>json",
+                          .json_close = "<|close|>json<|sep|>"};
 
-class KimiK3Parser final : public TokenParser {
- public:
-  explicit KimiK3Parser(const ToolParserOptions& options) : TokenParser(options) {}
+const TagFamily& Family() {
+  static const TagFamily family(TagFamilyDef{
+      .container_open = "<|open|>tools<|sep|>",
+      .container_close = "<|close|>tools<|sep|>",
+      .container_calls = {&kCall},
+      .container_section = true,
+      .bare_calls = {&kCall},
+      .drop = {"<|close|>tools<|sep|>", "<|open|>response<|sep|>", "<|close|>response<|sep|>",
+               "<|open|>message role=\"assistant\"<|sep|>", "<|close|>message<|sep|>",
+               "<|end_of_msg|>"},
+      .values = {ValueTrim::kNone, Untyped::kJson},
+  });
+  return family;
+}
 
- private:
-  enum class State : uint8_t {
-    kOutside,
-    kCallTag,
-    kBody,
-    kArgTag,
-    kArgValue,
-    kJsonTag,
-    kJson,
-    kAfterJson,
-    kDiscard
-  };
-  enum BodyMarker : int { kArgMarker = 0, kJsonMarker = 1, kCallEndMarker = 2 };
-
-  // Id 0 begins a call; the section wrappers are dropped.
-  static const text::MarkerSet& OutsideMarkers() {
-    static const text::MarkerSet set{kCall,
-                                     "<|open|>tools<|sep|>",
-                                     "<|close|>tools<|sep|>",
-                                     "<|open|>response<|sep|>",
-                                     "<|close|>response<|sep|>",
-                                     "<|open|>message role=\"assistant\"<|sep|>",
-                                     "<|close|>message<|sep|>",
-                                     "<|end_of_msg|>"};
-    return set;
-  }
-  static const text::MarkerSet& SepMarker() {
-    static const text::MarkerSet set{kSep};
-    return set;
-  }
-  static const text::MarkerSet& BodyMarkers() {
-    static const text::MarkerSet set{"<|open|>argument", "<|open|>json", kCallEnd};
-    return set;
-  }
-  static const text::MarkerSet& ArgEnd() {
-    static const text::MarkerSet set{kArgEnd};
-    return set;
-  }
-  static const text::MarkerSet& JsonEnd() {
-    static const text::MarkerSet set{kJsonEnd};
-    return set;
-  }
-  static const text::MarkerSet& DiscardMarkers() {
-    static const text::MarkerSet set{kCallEnd, "<|close|>tools<|sep|>"};
-    return set;
-  }
-
-  void OnReset() override { state_ = State::kOutside; }
-
-  void EmitArgs() {
-    if (!json_.empty()) Args(json_);
-    json_.clear();
-  }
-
-  size_t Outside(std::string_view rest, bool at_end) {
-    const text::ScanResult hit = OutsideMarkers().Scan(rest, at_end);
-    Content(rest.substr(0, hit.pos));
-    if (hit.status != text::ScanStatus::kFound) return hit.pos;
-    if (hit.id == 0) {
-      OpenRegion(kCall);
-      tag_.clear();
-      state_ = State::kCallTag;
-    }
-    return hit.pos + hit.length;
-  }
-
-  size_t CallTag(std::string_view rest, bool at_end) {
-    const ReadResult r = ReadUntil(SepMarker(), rest, at_end, kMaxTag, tag_);
-    if (r.too_long || (r.found && (!FindAttribute(tag_, "tool", name_) || name_.empty()))) {
-      state_ = State::kDiscard;
-    } else if (r.found) {
-      BeginCall(name_);
-      writer_.Reset();
-      json_object_ = false;
-      state_ = State::kBody;
-    }
-    return r.consumed;
-  }
-
-  size_t Body(std::string_view rest, bool at_end) {
-    const size_t n = CaptureSpace(rest);
-    if (n == rest.size()) return n;
-    const MarkerMatch m = MatchAt(BodyMarkers(), rest.substr(n), at_end);
-    if (m.status == MarkerMatch::Status::kWait) return n;
-    // A JSON object holds all the arguments: nothing may come before or after it.
-    const bool mixed = json_object_ || (m.id == kJsonMarker && writer_.keys() > 0);
-    if (m.status == MarkerMatch::Status::kNo || (m.id != kCallEndMarker && mixed)) {
-      state_ = State::kDiscard;
-      return n;
-    }
-    Capture(rest.substr(n, m.length));
-    tag_.clear();
-    if (m.id == kArgMarker) {
-      state_ = State::kArgTag;
-    } else if (m.id == kJsonMarker) {
-      state_ = State::kJsonTag;
-    } else {
-      if (!json_object_) writer_.Close(json_);
-      EmitArgs();
-      CloseRegion();
-      state_ = State::kOutside;
-    }
-    return n + m.length;
-  }
-
-  size_t ArgTag(std::string_view rest, bool at_end) {
-    const ReadResult r = ReadUntil(SepMarker(), rest, at_end, kMaxTag, tag_);
-    if (r.too_long || (r.found && (!FindAttribute(tag_, "key", key_) || key_.empty()))) {
-      state_ = State::kDiscard;
-    } else if (r.found) {
-      if (!FindAttribute(tag_, "type", attr_)) attr_.clear();
-      writer_.Key(json_, key_);
-      value_.Begin({EffectiveType(ParamTypeOf(options(), name_, key_), attr_),
-                    ValueTypeOf(options(), name_, key_).nullable},
-                   json_);
-      EmitArgs();
-      state_ = State::kArgValue;
-    }
-    return r.consumed;
-  }
-
-  size_t ArgValue(std::string_view rest, bool at_end) {
-    const text::ScanResult hit = ArgEnd().Scan(rest, at_end);
-    Capture(rest.substr(0, hit.pos));
-    value_.Text(rest.substr(0, hit.pos), json_);
-    if (hit.status == text::ScanStatus::kFound) {
-      Capture(kArgEnd);
-      value_.End(json_);
-      state_ = State::kBody;
-    }
-    EmitArgs();
-    return hit.status == text::ScanStatus::kFound ? hit.pos + hit.length : hit.pos;
-  }
-
-  size_t JsonTag(std::string_view rest, bool at_end) {
-    const ReadResult r = ReadUntil(SepMarker(), rest, at_end, kMaxTag, tag_);
-    if (r.too_long) {
-      state_ = State::kDiscard;
-    } else if (r.found) {
-      scanner_.Reset();
-      state_ = State::kJson;
-    }
-    return r.consumed;
-  }
-
-  size_t Json(std::string_view rest) {
-    size_t n = 0;
-    if (!scanner_.started()) {
-      n = CaptureSpace(rest);
-      if (n == rest.size()) return n;
-      if (rest[n] != '{') {
-        state_ = State::kDiscard;
-        return n;
-      }
-    }
-    size_t m = 0;
-    const auto st = scanner_.Feed(rest.substr(n), m);
-    Capture(rest.substr(n, m));
-    if (m > 0) Args(rest.substr(n, m));
-    if (st == text::JsonScanner::Status::kError) state_ = State::kDiscard;
-    if (st == text::JsonScanner::Status::kDone) state_ = State::kAfterJson;
-    return n + m;
-  }
-
-  size_t AfterJson(std::string_view rest, bool at_end) {
-    const size_t n = CaptureSpace(rest);
-    if (n == rest.size()) return n;
-    const MarkerMatch m = MatchAt(JsonEnd(), rest.substr(n), at_end);
-    if (m.status == MarkerMatch::Status::kWait) return n;
-    if (m.status == MarkerMatch::Status::kNo) {
-      state_ = State::kDiscard;
-      return n;
-    }
-    Capture(kJsonEnd);
-    json_object_ = true;
-    state_ = State::kBody;
-    return n + m.length;
-  }
-
-  size_t Discard(std::string_view rest, bool at_end) {
-    const DiscardResult d = DiscardCall(DiscardMarkers(), rest, at_end);
-    if (d.ended) {
-      json_.clear();
-      state_ = State::kOutside;
-    }
-    return d.consumed;
-  }
-
-  size_t Process(std::string_view text, bool at_end) override {
-    return RunSteps(text, state_, [&](std::string_view rest) {
-      size_t n = 0;
-      switch (state_) {
-        case State::kOutside:
-          n = Outside(rest, at_end);
-          break;
-        case State::kCallTag:
-          n = CallTag(rest, at_end);
-          break;
-        case State::kBody:
-          n = Body(rest, at_end);
-          break;
-        case State::kArgTag:
-          n = ArgTag(rest, at_end);
-          break;
-        case State::kArgValue:
-          n = ArgValue(rest, at_end);
-          break;
-        case State::kJsonTag:
-          n = JsonTag(rest, at_end);
-          break;
-        case State::kJson:
-          n = Json(rest);
-          break;
-        case State::kAfterJson:
-          n = AfterJson(rest, at_end);
-          break;
-        case State::kDiscard:
-          n = Discard(rest, at_end);
-          break;
-      }
-      return n;
-    });
-  }
-
-  State state_ = State::kOutside;
-  std::string tag_;
-  std::string name_;
-  std::string key_;
-  std::string attr_;
-  std::string json_;
-  bool json_object_ = false;  // the call's arguments came as one JSON object
-  ArgsWriter writer_;
-  ParamValue value_;
-  text::JsonScanner scanner_;
-};
 }  // namespace
 
 std::unique_ptr<ToolParser> MakeKimiK3Parser(const ToolParserOptions& options) {
-  return std::make_unique<KimiK3Parser>(options);
+  return MakeTagParser(Family(), options);
 }
+
+}  // namespace crux::parse::tools::tags
+
+namespace crux::parse::tools {
 
 const ToolParserInfo& KimiK3ToolFormat() {
   using S = CallGrammar::Slot;
@@ -303,7 +92,7 @@ const ToolParserInfo& KimiK3ToolFormat() {
           "<|open|>tools<|sep|><|open|>call tool=\"f\" index=\"1\"<|sep|><|open|>argument "
           "key=\"k\" type=\"string\"<|sep|>v<|close|>argument<|sep|><|close|>call<|sep|>"
           "<|close|>tools<|sep|>",
-      .create = MakeKimiK3Parser,
+      .create = tags::MakeKimiK3Parser,
       .grammar = &grammar,
       .detect_markers = {"<|open|>"},
       .template_needles = {{50, "<|open|>", "<|close|>"}},

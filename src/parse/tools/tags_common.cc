@@ -355,7 +355,7 @@ class TagParser final : public ToolParserCore {
     const TagFamily::Entry& entry = family_.outside_entry(hit.id);
     switch (entry.action) {
       case TagFamily::Action::kContainer:
-        OpenRegion(marker);
+        if (!family_.section(entry.container)) OpenRegion(marker);  // a section's is dropped
         in_container_ = true;
         container_ = entry.container;
         region_has_call_ = false;
@@ -378,10 +378,10 @@ class TagParser final : public ToolParserCore {
     return false;
   }
 
-  // Inside a container, between calls.
+  // Inside a container, between calls. In a section no region is open here.
   bool StepContainer(std::string_view rest, bool at_end, size_t& used) {
     used = CountSpace(rest);
-    Capture(rest.substr(0, used));
+    if (region_open()) Capture(rest.substr(0, used));
     if (used == rest.size()) return true;
     const std::string_view next = rest.substr(used);
     if (family_.container_json(container_) && next[0] == '{') {
@@ -396,8 +396,10 @@ class TagParser final : public ToolParserCore {
       used += hit.length;
       const TagFamily::Entry& entry = family_.inner_entry(container_, hit.id);
       if (entry.action == TagFamily::Action::kContainerClose) {
-        Capture(marker);
-        CloseRegion();
+        if (region_open()) {
+          Capture(marker);
+          CloseRegion();
+        }
         state_ = State::kOutside;
         return false;
       }
@@ -405,8 +407,8 @@ class TagParser final : public ToolParserCore {
       StartBody(entry);
       return false;
     }
-    if (region_has_call_) {  // text after a call without the closing tag: content
-      CloseRegion();
+    if (region_has_call_ || !region_open()) {  // text after a call, or in a section: content
+      if (region_open()) CloseRegion();
       state_ = State::kOutside;
     } else {
       state_ = State::kDiscard;
@@ -422,12 +424,8 @@ class TagParser final : public ToolParserCore {
         return true;
       case CallDecoder::Status::kDone:
         region_has_call_ = true;
-        if (in_container_) {
-          state_ = State::kContainer;
-        } else {
-          CloseRegion();
-          state_ = State::kOutside;
-        }
+        if (!in_container_ || family_.section(container_)) CloseRegion();
+        state_ = in_container_ ? State::kContainer : State::kOutside;
         return false;
       case CallDecoder::Status::kError:
         if (in_container_) {
@@ -443,13 +441,22 @@ class TagParser final : public ToolParserCore {
   }
 
   // A malformed call inside a container: everything up to the closing tag (or the next open
-  // tag) becomes content.
+  // tag) becomes content; in a section, up to the call's closing tag (the section's stays).
   bool StepDiscard(std::string_view rest, bool at_end, size_t& used) {
     const text::ScanResult hit = family_.discard(container_).Scan(rest, at_end);
     Capture(rest.substr(0, hit.pos));
     used = hit.pos;
     if (hit.status != text::ScanStatus::kFound) return true;
     const std::string_view marker = rest.substr(hit.pos, hit.length);
+    if (family_.section(container_)) {
+      if (hit.id != 0) {
+        Capture(marker);
+        used += hit.length;
+      }
+      Cancel();
+      state_ = State::kContainer;
+      return false;
+    }
     used += hit.length;
     if (hit.id == 0) {  // the closing tag
       Capture(marker);
@@ -464,9 +471,13 @@ class TagParser final : public ToolParserCore {
     return false;
   }
 
-  // A new call inside the container: after a finished call it gets a region of its own.
+  // A new call inside the container: after a finished call (or in a section, always) it gets a
+  // region of its own.
   void NextCall(std::string_view marker) {
-    if (region_has_call_) {
+    if (!region_open()) {
+      OpenRegion(marker);
+      region_has_call_ = false;
+    } else if (region_has_call_) {
       CloseRegion();
       OpenRegion(marker);
       region_has_call_ = false;
@@ -528,8 +539,8 @@ class TagParser final : public ToolParserCore {
 TagFamily::TagFamily(TagFamilyDef def) : def_(std::move(def)) {
   std::vector<Container> containers;
   if (!def_.container_open.empty()) {
-    containers.push_back(
-        {def_.container_open, def_.container_close, def_.container_json, def_.container_calls});
+    containers.push_back({def_.container_open, def_.container_close, def_.container_json,
+                          def_.container_calls, def_.container_section});
   }
   containers.insert(containers.end(), def_.more_containers.begin(), def_.more_containers.end());
 
@@ -562,9 +573,17 @@ TagFamily::TagFamily(TagFamilyDef def) : def_(std::move(def)) {
     if (c == 0 && def_.custom != nullptr) inner.Add(def_.custom_start, Action::kCustom);
     ContainerSets sets;
     sets.json = container.json;
+    sets.section = container.section;
     sets.inner = text::MarkerSet(inner.markers);
     sets.entries = std::move(inner.entries);
-    sets.discard = text::MarkerSet(Strings({container.close, container.open}));
+    std::vector<std::string> discard = Strings({container.close});
+    if (container.section) {
+      for (const XmlSyntax* syntax : container.calls)
+        discard.emplace_back(syntax->call_close);
+    } else {
+      discard.emplace_back(container.open);
+    }
+    sets.discard = text::MarkerSet(discard);
     containers_.push_back(std::move(sets));
   }
 }
@@ -583,16 +602,20 @@ const TagFamily::Compiled* TagFamily::Compile(const XmlSyntax* syntax,
   c->key_close = text::MarkerSet{s.key_close};
   if (!s.value_open.empty()) c->value_open = text::MarkerSet{s.value_open};
   c->cdata_close = text::MarkerSet{"]]>"};
+  if (!s.tag_close.empty()) c->tag_close = text::MarkerSet{s.tag_close};
+  if (!s.json_open.empty()) c->json_open = text::MarkerSet{s.json_open};
   for (int outer = 0; outer < 2; ++outer) {
     const std::string_view container = outer ? container_close : std::string_view();
     // Ids: between 0 key, 1 call close, 2 container close; value_end 0 value close, others
-    // auto-close; after_json 0 call close, 1 container close.
+    // auto-close; after_json 0 call close (or json_close), 1 container close.
     c->between[outer] = text::MarkerSet(Strings({s.key_open, s.call_close, container}));
     c->value_end[outer] =
         s.auto_close
             ? text::MarkerSet(Strings({s.value_close, s.key_open, s.call_close, container}))
             : text::MarkerSet{s.value_close};
-    c->after_json[outer] = text::MarkerSet(Strings({s.call_close, container}));
+    c->after_json[outer] = s.json_close.empty()
+                               ? text::MarkerSet(Strings({s.call_close, container}))
+                               : text::MarkerSet{s.json_close};
   }
   compiled_.push_back(std::move(c));
   compiled_close_.push_back(container_close);

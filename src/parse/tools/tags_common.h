@@ -1,5 +1,6 @@
 // The tag-family engine shared by the tag group (hermes, qwen, step3p5, qwen3_xml, nemotron,
-// glm47, poolside_v1, minimax, seed_oss, minimax_m3, minicpm5, hy3, ling3).
+// glm47, poolside_v1, minimax, seed_oss, minimax_m3, minicpm5, hy3, ling3, deepseek_v32,
+// kimi_k3).
 //
 // Every family of the group is a TagFamilyDef: which markers open a call in prose, which
 // container tag (e.g. `<tool_call>` … `</tool_call>`) holds calls, and which call bodies the
@@ -15,7 +16,9 @@
 // everything is dropped, and stray markers that are removed.
 //
 // Regions (ToolParserCore): one per call. The container's open tag belongs to its first
-// call's region, so a malformed call returns its markup whole as content.
+// call's region, so a malformed call returns its markup whole as content — unless the
+// container is a section (DeepSeek DSML, Kimi K3): then its tags and the whitespace between
+// its calls are layout, dropped, and a malformed call returns only its own markup.
 #pragma once
 
 #include <cstdint>
@@ -41,11 +44,22 @@ enum class Untyped : uint8_t {
 struct ValueRules {
   ValueTrim string_trim = ValueTrim::kStrip;
   Untyped untyped = Untyped::kJson;
+  // Lone wrappers (DeepSeek DSML): when a call's only parameter has one of these names, the
+  // tool's schema declares properties but not that one, and the value is a JSON object whose
+  // keys the schema all declares, that object is the call's arguments (the model put them
+  // inside one parameter). Such a first parameter's value is held until the next tag tells
+  // whether it is the only one.
+  std::vector<std::string_view> lone_wrappers = {};
 };
 
 // An XML-style call:
 //   start NAME name_close ( key_open KEY key_close [ws value_open] VALUE value_close )* call_close
-// with whitespace allowed between the parts.
+// with whitespace allowed between the parts. With `tag_close`, the call's and each key's tag
+// are tags with attributes:
+//   start NAME name_close ATTRS tag_close ( key_open KEY key_close ATTRS tag_close VALUE … )*
+// where NAME and KEY are the first attribute's value (name_close / key_close: its quote) and
+// ATTRS the further attributes (` a="v"`…, at most 256 bytes without '<' or a newline),
+// skipped but for `type_attribute`.
 struct XmlSyntax {
   std::string_view start = {};
   std::string_view name_close = {};  // empty: the name ends at a newline or before '<' (GLM)
@@ -54,10 +68,21 @@ struct XmlSyntax {
   std::string_view value_open = {};  // empty: the value follows the key's closing marker
   std::string_view value_close = {};
   std::string_view call_close = {};
-  bool json_body = false;   // `{…}` right after the name: JSON object arguments
-  bool cdata = false;       // a value may be wrapped in <![CDATA[ … ]]> (verbatim)
-  bool auto_close = false;  // inside a value, the next key_open / call_close / container
-                            // close also end it (Qwen3-Coder's missing closing tags)
+  bool json_body = false;           // `{…}` right after the name: JSON object arguments
+  bool cdata = false;               // a value may be wrapped in <![CDATA[ … ]]> (verbatim)
+  bool auto_close = false;          // inside a value, the next key_open / call_close / container
+                                    // close also end it (Qwen3-Coder's missing closing tags)
+  std::string_view tag_close = {};  // non-empty: tags carry attributes up to this marker
+  // A key tag's attribute that types the value when the schema does not: its value names the
+  // JSON type ("string", "number", …, Kimi K3's type="number"); with `type_flag`, "true"
+  // means a string and anything else an untyped value (DSML's string="true").
+  std::string_view type_attribute = {};
+  bool type_flag = false;
+  bool escaped = false;  // NAME and KEY are XML-escaped (&amp; &quot; &lt; &gt; &apos;)
+  // A JSON-object body in a tag of its own, as the call's only content (Kimi K3):
+  //   json_open [ATTRS tag_close] ws {…} ws json_close
+  std::string_view json_open = {};
+  std::string_view json_close = {};
 };
 
 // `<function=NAME>` `<parameter=K>V</parameter>` … `</function>` (Qwen3-Coder, Step, Nemotron,
@@ -110,6 +135,10 @@ struct Container {
   std::string_view close;
   bool json = false;                         // holds JSON envelopes
   std::vector<const XmlSyntax*> calls = {};  // XML calls inside it
+  // A section: its tags and the whitespace between its calls are dropped (layout); each call
+  // is a region of its own, a malformed one returned as content up to its call_close; other
+  // text leaves the section. Its close tag should also be in `drop` (a stray one).
+  bool section = false;
 };
 
 // Everything that tells one family of the group from another. Markers are string literals.
@@ -118,6 +147,7 @@ struct TagFamilyDef {
   std::string_view container_close = {};
   bool container_json = false;                         // the container holds JSON envelopes
   std::vector<const XmlSyntax*> container_calls = {};  // XML calls inside the container
+  bool container_section = false;                      // the container is a section
   std::string_view custom_start = {};  // inside the container: a call read by `custom`
   CustomDecoderFactory custom = nullptr;
   std::vector<const XmlSyntax*> bare_calls = {};  // XML calls in prose (committed on structure)
@@ -148,8 +178,8 @@ class TagFamily {
   // Marker sets of one XmlSyntax; [1] variants also hold the container's closing tag.
   struct Compiled {
     const XmlSyntax* syntax = nullptr;
-    text::MarkerSet name_close, key_close, value_open, cdata_close, between[2], value_end[2],
-        after_json[2];
+    text::MarkerSet name_close, key_close, value_open, cdata_close, tag_close, json_open,
+        between[2], value_end[2], after_json[2];
   };
   struct Entry {
     Action action = Action::kDrop;
@@ -163,17 +193,20 @@ class TagFamily {
 
   const TagFamilyDef& def() const { return def_; }
   const text::MarkerSet& outside() const { return outside_; }
-  // Container `c` (0: the first): its closing tag and the calls it holds; its JSON flag; what
-  // a malformed call inside it is discarded up to ([0] its closing tag, [1] its open tag).
+  // Container `c` (0: the first): its closing tag and the calls it holds; its JSON and
+  // section flags; what a malformed call inside it is discarded up to ([0] its closing tag,
+  // then [1] its open tag, or in a section the call_close of each call it holds).
   const text::MarkerSet& inner(int c) const { return At(c).inner; }
   const Entry& inner_entry(int c, int id) const { return At(c).entries[static_cast<size_t>(id)]; }
   bool container_json(int c) const { return At(c).json; }
+  bool section(int c) const { return At(c).section; }
   const text::MarkerSet& discard(int c) const { return At(c).discard; }
   const Entry& outside_entry(int id) const { return outside_entries_[static_cast<size_t>(id)]; }
 
  private:
   struct ContainerSets {
     bool json = false;
+    bool section = false;
     text::MarkerSet inner, discard;
     std::vector<Entry> entries;
   };
@@ -228,12 +261,16 @@ class XmlCallDecoder final : public CallDecoder {
     kValue,
     kCdata,
     kAfterCdata,
+    kAttrs,
+    kJsonStart,
     kJson,
     kAfterJson,
     kDone
   };
   enum class Flow : uint8_t { kContinue, kWait, kDone, kError };
 
+  // One step in the current state: `used` bytes of `rest` taken.
+  Flow Step(std::string_view rest, bool at_end, size_t& used, CallSink& sink);
   Flow StepName(std::string_view rest, bool at_end, size_t& used);
   Flow StepGlmName(std::string_view rest, size_t& used);
   Flow StepBetween(std::string_view rest, bool at_end, size_t& used, CallSink& sink);
@@ -243,11 +280,21 @@ class XmlCallDecoder final : public CallDecoder {
   Flow StepValue(std::string_view rest, bool at_end, size_t& used, CallSink& sink);
   Flow StepCdata(std::string_view rest, bool at_end, size_t& used, CallSink& sink);
   Flow StepAfterCdata(std::string_view rest, bool at_end, size_t& used, CallSink& sink);
+  Flow StepAttrs(std::string_view rest, bool at_end, size_t& used);
+  Flow StepJsonOpen(std::string_view next, bool at_end, size_t& used);
+  Flow StepJsonStart(std::string_view rest, size_t& used, CallSink& sink);
   Flow StepJson(std::string_view rest, size_t& used, CallSink& sink);
   Flow StepAfterJson(std::string_view rest, bool at_end, size_t& used, CallSink& sink);
 
   void Commit(CallSink& sink);
+  // Reads the tag's attributes (when the syntax has them), then goes on in `next`.
+  void AfterTag(State next);
+  ParamType AttributeType() const;
+  bool IsLoneWrapper() const;
+  bool IsWrappedArguments(std::string_view value) const;
   void StartValue(CallSink& sink);
+  void OpenValue(CallSink& sink);
+  void ReleaseHeld(CallSink& sink);
   void ValueText(std::string_view text, CallSink& sink);
   void EndValue(CallSink& sink);
   void EndCall(CallSink& sink);
@@ -257,11 +304,14 @@ class XmlCallDecoder final : public CallDecoder {
   const TagFamily::Compiled* syntax_ = nullptr;
   int outer_ = 0;  // 1 inside a container: its closing tag also ends the call
   State state_ = State::kName;
+  State after_attrs_ = State::kName;  // kAttrs: the state after the tag's attributes
   bool committed_ = false;
   bool skip_value_ = false;    // a repeated key: its value is dropped (the first one wins)
   bool string_value_ = false;  // the value streams as a JSON string
+  bool held_ = false;          // the value may be a lone wrapper: held whole in value_
+  bool json_done_ = false;     // the arguments were a JSON body (written whole)
   ValueType type_;
-  std::string name_, key_, value_, scratch_;
+  std::string name_, key_, attrs_, value_, scratch_;
   std::unordered_set<std::string> keys_;  // keys seen in this call (a hash: calls may be wide)
   ArgsWriter writer_;
   StringValue string_;
@@ -306,5 +356,7 @@ std::unique_ptr<ToolParser> MakeMinimaxM3Parser(const ToolParserOptions& options
 std::unique_ptr<ToolParser> MakeMiniCpm5Parser(const ToolParserOptions& options);
 std::unique_ptr<ToolParser> MakeHy3Parser(const ToolParserOptions& options);
 std::unique_ptr<ToolParser> MakeLing3Parser(const ToolParserOptions& options);
+std::unique_ptr<ToolParser> MakeDeepSeekDsmlParser(const ToolParserOptions& options);
+std::unique_ptr<ToolParser> MakeKimiK3Parser(const ToolParserOptions& options);
 
 }  // namespace crux::parse::tools::tags

@@ -47,6 +47,51 @@ void TrimInPlace(std::string& s) {
   s.assign(std::string(t));
 }
 
+// Decodes the XML entities &amp; &quot; &lt; &gt; &apos; of `s` (others are kept as written).
+void XmlUnescapeInPlace(std::string& s) {
+  if (s.find('&') == std::string::npos) return;
+  static constexpr std::pair<std::string_view, char> kEntities[] = {
+      {"&amp;", '&'}, {"&quot;", '"'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&apos;", '\''}};
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    for (const auto& [entity, ch] : kEntities) {
+      if (std::string_view(s).substr(i, entity.size()) == entity) {
+        c = ch;
+        i += entity.size() - 1;
+        break;
+      }
+    }
+    out.push_back(c);
+  }
+  s.swap(out);
+}
+
+// The value of attribute `key` in `attrs` (` key="value"`, as written); empty when absent.
+std::string_view AttributeValue(std::string_view attrs, std::string_view key) {
+  for (size_t at = attrs.find(key); at != std::string_view::npos; at = attrs.find(key, at + 1)) {
+    const size_t eq = at + key.size();
+    if (at == 0 || !text::IsSpace(attrs[at - 1]) || attrs.substr(eq, 2) != "=\"") continue;
+    const size_t end = attrs.find('"', eq + 2);
+    if (end == std::string_view::npos) return {};
+    return attrs.substr(eq + 2, end - eq - 2);
+  }
+  return {};
+}
+
+// The JSON type a type attribute names ("string", "number", …); kAny for any other word.
+ParamType TypeNamed(std::string_view word) {
+  static constexpr std::pair<std::string_view, ParamType> kTypes[] = {
+      {"string", ParamType::kString}, {"integer", ParamType::kInteger},
+      {"number", ParamType::kNumber}, {"boolean", ParamType::kBoolean},
+      {"null", ParamType::kNull},     {"object", ParamType::kObject},
+      {"array", ParamType::kArray}};
+  for (const auto& [name, type] : kTypes) {
+    if (word == name) return type;
+  }
+  return ParamType::kAny;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -104,8 +149,11 @@ void XmlCallDecoder::Start(const TagFamily::Compiled& syntax, bool in_container)
   committed_ = false;
   skip_value_ = false;
   string_value_ = false;
+  held_ = false;
+  json_done_ = false;
   name_.clear();
   key_.clear();
+  attrs_.clear();
   value_.clear();
   keys_.clear();
   writer_.Reset();
@@ -116,45 +164,8 @@ CallDecoder::Status XmlCallDecoder::Feed(std::string_view text, bool at_end, siz
                                          CallSink& sink) {
   size_t i = 0;
   while (i < text.size()) {
-    const std::string_view rest = text.substr(i);
     size_t used = 0;
-    Flow flow = Flow::kContinue;
-    switch (state_) {
-      case State::kName:
-        flow = syntax_->syntax->name_close.empty() ? StepGlmName(rest, used)
-                                                   : StepName(rest, at_end, used);
-        break;
-      case State::kBetween:
-        flow = StepBetween(rest, at_end, used, sink);
-        break;
-      case State::kKey:
-        flow = StepKey(rest, at_end, used);
-        break;
-      case State::kAfterKey:
-        flow = StepAfterKey(rest, at_end, used, sink);
-        break;
-      case State::kValueStart:
-        flow = StepValueStart(rest, at_end, used, sink);
-        break;
-      case State::kValue:
-        flow = StepValue(rest, at_end, used, sink);
-        break;
-      case State::kCdata:
-        flow = StepCdata(rest, at_end, used, sink);
-        break;
-      case State::kAfterCdata:
-        flow = StepAfterCdata(rest, at_end, used, sink);
-        break;
-      case State::kJson:
-        flow = StepJson(rest, used, sink);
-        break;
-      case State::kAfterJson:
-        flow = StepAfterJson(rest, at_end, used, sink);
-        break;
-      case State::kDone:
-        flow = Flow::kDone;
-        break;
-    }
+    const Flow flow = Step(text.substr(i), at_end, used, sink);
     i += used;
     switch (flow) {
       case Flow::kContinue:
@@ -174,8 +185,42 @@ CallDecoder::Status XmlCallDecoder::Feed(std::string_view text, bool at_end, siz
   return Status::kNeedMore;
 }
 
+XmlCallDecoder::Flow XmlCallDecoder::Step(std::string_view rest, bool at_end, size_t& used,
+                                          CallSink& sink) {
+  switch (state_) {
+    case State::kName:
+      return syntax_->syntax->name_close.empty() ? StepGlmName(rest, used)
+                                                 : StepName(rest, at_end, used);
+    case State::kBetween:
+      return StepBetween(rest, at_end, used, sink);
+    case State::kKey:
+      return StepKey(rest, at_end, used);
+    case State::kAfterKey:
+      return StepAfterKey(rest, at_end, used, sink);
+    case State::kValueStart:
+      return StepValueStart(rest, at_end, used, sink);
+    case State::kValue:
+      return StepValue(rest, at_end, used, sink);
+    case State::kCdata:
+      return StepCdata(rest, at_end, used, sink);
+    case State::kAfterCdata:
+      return StepAfterCdata(rest, at_end, used, sink);
+    case State::kAttrs:
+      return StepAttrs(rest, at_end, used);
+    case State::kJsonStart:
+      return StepJsonStart(rest, used, sink);
+    case State::kJson:
+      return StepJson(rest, used, sink);
+    case State::kAfterJson:
+      return StepAfterJson(rest, at_end, used, sink);
+    case State::kDone:
+      break;
+  }
+  return Flow::kDone;
+}
+
 bool XmlCallDecoder::FinishCall(CallSink& sink) {
-  if (state_ != State::kAfterJson) return false;
+  if (state_ != State::kAfterJson || !syntax_->syntax->json_close.empty()) return false;
   sink.EndCall();
   state_ = State::kDone;
   return true;
@@ -188,8 +233,26 @@ XmlCallDecoder::Flow XmlCallDecoder::StepName(std::string_view rest, bool at_end
   if (hit.status != text::ScanStatus::kFound) return Flow::kWait;
   used += hit.length;
   TrimInPlace(name_);
+  if (syntax_->syntax->escaped) XmlUnescapeInPlace(name_);
   if (name_.empty()) return Flow::kError;
-  state_ = State::kBetween;
+  AfterTag(State::kBetween);
+  return Flow::kContinue;
+}
+
+void XmlCallDecoder::AfterTag(State next) {
+  attrs_.clear();
+  state_ = syntax_->syntax->tag_close.empty() ? next : State::kAttrs;
+  after_attrs_ = next;
+}
+
+// A tag's further attributes, up to tag_close.
+XmlCallDecoder::Flow XmlCallDecoder::StepAttrs(std::string_view rest, bool at_end, size_t& used) {
+  const text::ScanResult hit = ScanWindow(syntax_->tag_close, rest, attrs_.size(), at_end);
+  used = TakeNameBytes(rest.substr(0, hit.pos), attrs_);
+  if (used < hit.pos) return Flow::kError;
+  if (hit.status != text::ScanStatus::kFound) return Flow::kWait;
+  used += hit.length;
+  state_ = after_attrs_;
   return Flow::kContinue;
 }
 
@@ -210,17 +273,22 @@ XmlCallDecoder::Flow XmlCallDecoder::StepBetween(std::string_view rest, bool at_
   used = CountSpace(rest);
   if (used == rest.size()) return Flow::kWait;
   const std::string_view next = rest.substr(used);
-  if (syntax_->syntax->json_body && keys_.empty() && next[0] == '{') {
-    Commit(sink);
-    json_.Reset();
-    state_ = State::kJson;
+  const bool body_may_start = keys_.empty() && !json_done_;
+  if (syntax_->syntax->json_body && body_may_start && next[0] == '{') {
+    state_ = State::kJsonStart;
     return Flow::kContinue;
+  }
+  if (!syntax_->syntax->json_open.empty() && body_may_start) {
+    const Flow flow = StepJsonOpen(next, at_end, used);
+    if (flow != Flow::kError) return flow;
   }
   const text::ScanResult hit = ScanAtStart(syntax_->between[outer_], next, at_end);
   if (hit.status == text::ScanStatus::kNone) return Flow::kError;
   if (hit.status == text::ScanStatus::kPartial) return Flow::kWait;
+  if (hit.id == 0 && json_done_) return Flow::kError;  // a JSON body is the only content
   Commit(sink);
-  if (hit.id == 0) {  // a key
+  if (hit.id == 0) {               // a key
+    if (held_) ReleaseHeld(sink);  // not the only parameter: an ordinary one
     used += hit.length;
     key_.clear();
     state_ = State::kKey;
@@ -238,8 +306,9 @@ XmlCallDecoder::Flow XmlCallDecoder::StepKey(std::string_view rest, bool at_end,
   if (hit.status != text::ScanStatus::kFound) return Flow::kWait;
   used += hit.length;
   TrimInPlace(key_);
+  if (syntax_->syntax->escaped) XmlUnescapeInPlace(key_);
   if (key_.empty()) return Flow::kError;
-  state_ = State::kAfterKey;
+  AfterTag(State::kAfterKey);
   return Flow::kContinue;
 }
 
@@ -269,7 +338,7 @@ XmlCallDecoder::Flow XmlCallDecoder::StepValueStart(std::string_view rest, bool 
     if (n == kCdataOpen.size()) {
       used = n;
       state_ = State::kCdata;
-      if (string_value_ && !skip_value_) {  // CDATA is text, never the bare word null
+      if (string_value_ && !skip_value_ && !held_) {  // CDATA is text, never the bare null
         scratch_.clear();
         string_.NotNull(scratch_);
         if (!scratch_.empty()) sink.Args(scratch_);
@@ -317,6 +386,29 @@ XmlCallDecoder::Flow XmlCallDecoder::StepAfterCdata(std::string_view rest, bool 
   return Flow::kContinue;
 }
 
+// At a JSON body's own open tag: kError when `next` does not start with it (it may be a key).
+XmlCallDecoder::Flow XmlCallDecoder::StepJsonOpen(std::string_view next, bool at_end,
+                                                  size_t& used) {
+  const text::ScanResult hit = ScanAtStart(syntax_->json_open, next, at_end);
+  if (hit.status == text::ScanStatus::kNone) return Flow::kError;
+  if (hit.status == text::ScanStatus::kPartial) return Flow::kWait;
+  used += hit.length;
+  AfterTag(State::kJsonStart);
+  return Flow::kContinue;
+}
+
+// Whitespace, then the `{` of a JSON body.
+XmlCallDecoder::Flow XmlCallDecoder::StepJsonStart(std::string_view rest, size_t& used,
+                                                   CallSink& sink) {
+  used = CountSpace(rest);
+  if (used == rest.size()) return Flow::kWait;
+  if (rest[used] != '{') return Flow::kError;
+  Commit(sink);
+  json_.Reset();
+  state_ = State::kJson;
+  return Flow::kContinue;
+}
+
 XmlCallDecoder::Flow XmlCallDecoder::StepJson(std::string_view rest, size_t& used, CallSink& sink) {
   const auto status = json_.Feed(rest, used);
   if (status == text::JsonScanner::Status::kError) return Flow::kError;
@@ -333,8 +425,12 @@ XmlCallDecoder::Flow XmlCallDecoder::StepAfterJson(std::string_view rest, bool a
   if (hit.status == text::ScanStatus::kNone) return Flow::kError;
   if (hit.status == text::ScanStatus::kPartial) return Flow::kWait;
   if (hit.id == 0) used += hit.length;
-  sink.EndCall();
-  state_ = State::kDone;
+  json_done_ = true;
+  if (!syntax_->syntax->json_close.empty()) {  // then the call's closing tag
+    state_ = State::kBetween;
+    return Flow::kContinue;
+  }
+  EndCall(sink);
   return Flow::kDone;
 }
 
@@ -344,22 +440,75 @@ void XmlCallDecoder::Commit(CallSink& sink) {
   sink.BeginCall(name_);
 }
 
+// The type the key's tag names (kAny when it names none).
+ParamType XmlCallDecoder::AttributeType() const {
+  const XmlSyntax& s = *syntax_->syntax;
+  if (s.type_attribute.empty()) return ParamType::kAny;
+  const std::string_view value = AttributeValue(attrs_, s.type_attribute);
+  if (!s.type_flag) return TypeNamed(value);
+  return value == "true" ? ParamType::kString : ParamType::kAny;
+}
+
+// Whether the current key, the call's first, may be a lone wrapper (see ValueRules).
+bool XmlCallDecoder::IsLoneWrapper() const {
+  if (std::find(rules_.lone_wrappers.begin(), rules_.lone_wrappers.end(), key_) ==
+      rules_.lone_wrappers.end()) {
+    return false;
+  }
+  const ToolSpec* tool = FindTool(options_.tools, name_);
+  if (tool == nullptr || tool->params.empty()) return false;
+  return std::none_of(tool->params.begin(), tool->params.end(),
+                      [&](const ToolParam& param) { return param.name == key_; });
+}
+
+// Whether the lone wrapper's `value` is a JSON object of keys the tool declares.
+bool XmlCallDecoder::IsWrappedArguments(std::string_view value) const {
+  text::JsonScanner scanner;
+  size_t used = 0;
+  if (scanner.Feed(value, used) != text::JsonScanner::Status::kDone || used != value.size() ||
+      text::JsonTextType(value) != text::JsonType::kObject) {
+    return false;
+  }
+  const ToolSpec* tool = FindTool(options_.tools, name_);  // found: see IsLoneWrapper
+  for (const JsonMember& member : ObjectMembers(value)) {
+    if (std::none_of(tool->params.begin(), tool->params.end(),
+                     [&](const ToolParam& param) { return param.name == member.key; })) {
+      return false;
+    }
+  }
+  return true;
+}
+
 void XmlCallDecoder::StartValue(CallSink& sink) {
   type_ = ValueTypeOf(options_, name_, key_);
+  if (type_.type == ParamType::kAny) type_.type = AttributeType();
   skip_value_ = !keys_.insert(key_).second;  // a repeated key: the first value wins
   string_value_ = StreamsAsString(type_.type, rules_);
+  held_ = !skip_value_ && keys_.size() == 1 && IsLoneWrapper();
   value_.clear();
   state_ = syntax_->syntax->cdata ? State::kValueStart : State::kValue;
-  if (skip_value_) return;
+  if (!skip_value_ && !held_) OpenValue(sink);
+}
+
+// Writes the current key and, for a string, the value's opening.
+void XmlCallDecoder::OpenValue(CallSink& sink) {
   scratch_.clear();
   writer_.Key(scratch_, key_);
   if (string_value_) string_.Start(rules_.string_trim, type_.nullable, scratch_);
   sink.Args(scratch_);
 }
 
+// The held first parameter is an ordinary one after all: writes it whole.
+void XmlCallDecoder::ReleaseHeld(CallSink& sink) {
+  held_ = false;
+  OpenValue(sink);
+  if (string_value_) ValueText(value_, sink);  // streams; value_ is left as it is
+  EndValue(sink);
+}
+
 void XmlCallDecoder::ValueText(std::string_view text, CallSink& sink) {
   if (skip_value_ || text.empty()) return;
-  if (!string_value_) {
+  if (!string_value_ || held_) {
     value_.append(text);
     return;
   }
@@ -369,7 +518,7 @@ void XmlCallDecoder::ValueText(std::string_view text, CallSink& sink) {
 }
 
 void XmlCallDecoder::EndValue(CallSink& sink) {
-  if (skip_value_) return;
+  if (skip_value_ || held_) return;
   scratch_.clear();
   if (string_value_) {
     string_.End(scratch_);
@@ -380,9 +529,22 @@ void XmlCallDecoder::EndValue(CallSink& sink) {
 }
 
 void XmlCallDecoder::EndCall(CallSink& sink) {
-  scratch_.clear();
-  writer_.Close(scratch_);
-  sink.Args(scratch_);
+  bool whole = json_done_;  // the arguments are written already
+  if (held_) {              // the only parameter: a lone wrapper?
+    const std::string_view value = text::Trim(value_);
+    whole = IsWrappedArguments(value);
+    if (whole) {
+      held_ = false;
+      sink.Args(value);
+    } else {
+      ReleaseHeld(sink);
+    }
+  }
+  if (!whole) {
+    scratch_.clear();
+    writer_.Close(scratch_);
+    sink.Args(scratch_);
+  }
   sink.EndCall();
   state_ = State::kDone;
 }

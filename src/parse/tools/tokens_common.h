@@ -12,8 +12,6 @@
 //   code fence, or as `<function=NAME>{…}</function>`.
 // * JsonArgs — streams one JSON arguments object that follows a marker (Mistral, DeepSeek,
 //   Kimi, Solar Open, ListParser's named calls), beginning the call at its first byte.
-// * ParamValue — one XML-style parameter value: strings stream as escaped JSON text, other
-//   types are converted when the value is complete (DeepSeek DSML, Kimi K3).
 // * BlockLayout — drops the whitespace a template puts between the markers of a call block.
 // Components are per parser instance (not thread-safe); the marker sets they use are static.
 #pragma once
@@ -242,15 +240,6 @@ class ListParser : public TokenParser {
   JsonArgs json_args_;
 };
 
-// The value of attribute `key` in `attrs` (`key="value"`), XML entities decoded into
-// `out`; false when absent.
-bool FindAttribute(std::string_view attrs, std::string_view key, std::string& out);
-
-// The type a parameter is streamed as: the schema's when it declares one, else the type the
-// model wrote (`hint`: "string", "number", "integer", "boolean", "null", "object", "array";
-// empty when none), else kAny.
-ParamType EffectiveType(ParamType schema, std::string_view hint);
-
 // Whitespace inside a block of calls (between the block's start marker, its calls and its
 // end marker) is layout, not content: templates put newlines there.
 class BlockLayout {
@@ -282,8 +271,6 @@ std::unique_ptr<ToolParser> MakeKimiParser(const ToolParserOptions& options);
 std::unique_ptr<ToolParser> MakeGraniteParser(const ToolParserOptions& options);
 std::unique_ptr<ToolParser> MakeFunctionaryParser(const ToolParserOptions& options);
 std::unique_ptr<ToolParser> MakeXlamParser(const ToolParserOptions& options);
-std::unique_ptr<ToolParser> MakeDeepSeekDsmlParser(const ToolParserOptions& options);
-std::unique_ptr<ToolParser> MakeKimiK3Parser(const ToolParserOptions& options);
 std::unique_ptr<ToolParser> MakeAprielParser(const ToolParserOptions& options);
 std::unique_ptr<ToolParser> MakeCommandR7bParser(const ToolParserOptions& options);
 std::unique_ptr<ToolParser> MakeFirefunctionParser(const ToolParserOptions& options);
