@@ -244,6 +244,15 @@ std::vector<ReasoningParserInfo> Table() {  // NOLINT(readability-function-size)
        .aliases = {"gigachat3.5"},
        .models = "Sber GigaChat 3.5 (reasoning when the prompt opens it)",
        .think = Think(kThinkTags)},
+      // Inkling's typed message blocks: a thinking block, then a text (answer) or a tool block.
+      {.name = "inkling",
+       .models = "Inkling",
+       .think =
+           Think({.start = {"<|content_thinking|>"},
+                  .answer_start = {"<|content_text|>"},
+                  .tool_start = {"<|content_invoke_tool_json|>", "<|content_invoke_tool_text|>"},
+                  .deleted = {"<|message_model|>", "<|end_message|>",
+                              "<|content_model_end_sampling|>"}})},
       {.name = "telechat4", .models = "TeleChat4", .think = Think(kThinkTags)},
   };
 }

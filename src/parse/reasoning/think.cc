@@ -141,7 +141,8 @@ std::string Summary(const ThinkSyntax& syntax) {
     return "no split: content is " + std::string(syntax.content_prefix) + " + output";
   std::string start = Joined(syntax.start, " | ");
   if (syntax.starts_inside) start = "[" + start + "]";
-  std::string summary = start + " … " + Joined(syntax.end, " | ");
+  std::string summary =
+      start + " … " + (syntax.end.empty() ? "the next answer or call" : Joined(syntax.end, " | "));
   if (syntax.starts_inside) summary += " (starts inside reasoning)";
   if (!syntax.answer_start.empty())
     summary += "; " + Joined(syntax.answer_start, " ") + " opens the answer";

@@ -23,6 +23,41 @@ TEST(ReasoningRegistry, RequiredNamesExist) {
   }
 }
 
+// Every reasoning-parser name of vLLM's registry (vllm/frontend/processing/reasoning, late 2026,
+// plus solar_open2 of the earlier vllm/reasoning table) and of SGLang's DetectorMap resolves, so
+// a deployment moved to crux keeps its --reasoning-parser flag.
+TEST(ReasoningRegistry, EveryVllmAndSglangNameResolves) {
+  const char* vllm[] = {"deepseek_r1",     "deepseek_v3",
+                        "deepseek_v4",     "poolside_v1",
+                        "cohere_command3", "cohere_command4",
+                        "ernie45",         "gemma4",
+                        "glm45",           "glm47",
+                        "ling3",           "openai_gptoss",
+                        "granite",         "holo2",
+                        "hunyuan_a13b",    "hy_v3",
+                        "hy_v4",           "kimi_k2",
+                        "kimi_k3",         "mimo",
+                        "minimax_m2",      "minimax_m2_append_think",
+                        "minimax_m3",      "mistral",
+                        "nemotron_v3",     "olmo3",
+                        "muse_glimmer",    "qwen3",
+                        "seed_oss",        "step3",
+                        "step3p5",         "inkling",
+                        "solar_open2"};
+  const char* sglang[] = {
+      "apertus2509",     "deepseek-r1",    "deepseek-v3", "deepseek-v4",
+      "glm45",           "hunyuan",        "gpt-oss",     "kimi",
+      "kimi_k2",         "kimi_k3",        "mimo",        "poolside_v1",
+      "qwen3",           "qwen3-thinking", "minimax",     "minimax-append-think",
+      "minimax-m3",      "step3",          "step3p5",     "mistral",
+      "nemotron_3",      "interns1",       "gemma4",      "inkling",
+      "cohere_command4", "telechat4"};
+  for (const char* name : vllm)
+    EXPECT_TRUE(CreateReasoningParser(name).ok()) << "vLLM " << name;
+  for (const char* name : sglang)
+    EXPECT_TRUE(CreateReasoningParser(name).ok()) << "SGLang " << name;
+}
+
 TEST(ReasoningRegistry, UnknownNameListsAvailableParsers) {
   auto r = CreateReasoningParser("qwen9");
   ASSERT_FALSE(r.ok());
