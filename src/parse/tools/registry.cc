@@ -18,6 +18,7 @@ const ToolParserInfo& IquestCoderV2ToolFormat();
 const ToolParserInfo& K2HorizonToolFormat();
 const ToolParserInfo& PoolsideV1ToolFormat();
 const ToolParserInfo& MinimaxToolFormat();
+const ToolParserInfo& DotsToolFormat();
 const ToolParserInfo& MinimaxM3ToolFormat();
 const ToolParserInfo& SeedOssToolFormat();
 const ToolParserInfo& Minicpm5ToolFormat();
@@ -50,25 +51,45 @@ const ToolParserInfo& AutoToolFormat();
 
 const std::vector<ToolParserInfo>& ToolParsers() {
   static const std::vector<ToolParserInfo> table = {
-      tools::HermesToolFormat(),        tools::QwenToolFormat(),
-      tools::Qwen3XmlToolFormat(),      tools::NemotronToolFormat(),
-      tools::Step3p5ToolFormat(),       tools::Step3ToolFormat(),
-      tools::Glm47ToolFormat(),         tools::HyperclovaxToolFormat(),
-      tools::IquestCoderV2ToolFormat(), tools::K2HorizonToolFormat(),
-      tools::PoolsideV1ToolFormat(),    tools::MinimaxToolFormat(),
-      tools::MinimaxM3ToolFormat(),     tools::SeedOssToolFormat(),
-      tools::Minicpm5ToolFormat(),      tools::Hy3ToolFormat(),
-      tools::Ling3ToolFormat(),         tools::MistralToolFormat(),
-      tools::DeepseekToolFormat(),      tools::KimiToolFormat(),
-      tools::FunctionaryToolFormat(),   tools::XlamToolFormat(),
-      tools::GraniteToolFormat(),       tools::DeepseekV32ToolFormat(),
-      tools::KimiK3ToolFormat(),        tools::AprielToolFormat(),
-      tools::CommandR7bToolFormat(),    tools::FirefunctionV2ToolFormat(),
-      tools::Gigachat3ToolFormat(),     tools::NemotronV2ToolFormat(),
-      tools::SolarOpenToolFormat(),     tools::ApertusToolFormat(),
-      tools::LlamaToolFormat(),         tools::Gemma4ToolFormat(),
-      tools::HarmonyToolFormat(),       tools::PythonicToolFormat(),
-      tools::Lfm2ToolFormat(),          tools::MuseGlimmerToolFormat(),
+      tools::HermesToolFormat(),
+      tools::QwenToolFormat(),
+      tools::Qwen3XmlToolFormat(),
+      tools::NemotronToolFormat(),
+      tools::Step3p5ToolFormat(),
+      tools::Step3ToolFormat(),
+      tools::Glm47ToolFormat(),
+      tools::HyperclovaxToolFormat(),
+      tools::IquestCoderV2ToolFormat(),
+      tools::K2HorizonToolFormat(),
+      tools::PoolsideV1ToolFormat(),
+      tools::MinimaxToolFormat(),
+      tools::DotsToolFormat(),
+      tools::MinimaxM3ToolFormat(),
+      tools::SeedOssToolFormat(),
+      tools::Minicpm5ToolFormat(),
+      tools::Hy3ToolFormat(),
+      tools::Ling3ToolFormat(),
+      tools::MistralToolFormat(),
+      tools::DeepseekToolFormat(),
+      tools::KimiToolFormat(),
+      tools::FunctionaryToolFormat(),
+      tools::XlamToolFormat(),
+      tools::GraniteToolFormat(),
+      tools::DeepseekV32ToolFormat(),
+      tools::KimiK3ToolFormat(),
+      tools::AprielToolFormat(),
+      tools::CommandR7bToolFormat(),
+      tools::FirefunctionV2ToolFormat(),
+      tools::Gigachat3ToolFormat(),
+      tools::NemotronV2ToolFormat(),
+      tools::SolarOpenToolFormat(),
+      tools::ApertusToolFormat(),
+      tools::LlamaToolFormat(),
+      tools::Gemma4ToolFormat(),
+      tools::HarmonyToolFormat(),
+      tools::PythonicToolFormat(),
+      tools::Lfm2ToolFormat(),
+      tools::MuseGlimmerToolFormat(),
       tools::AutoToolFormat(),
   };
   return table;
