@@ -23,6 +23,7 @@ const ToolParserInfo& MinimaxM3ToolFormat();
 const ToolParserInfo& SeedOssToolFormat();
 const ToolParserInfo& Minicpm5ToolFormat();
 const ToolParserInfo& Hy3ToolFormat();
+const ToolParserInfo& HyV4ToolFormat();
 const ToolParserInfo& Ling3ToolFormat();
 const ToolParserInfo& MistralToolFormat();
 const ToolParserInfo& DeepseekToolFormat();
@@ -51,45 +52,26 @@ const ToolParserInfo& AutoToolFormat();
 
 const std::vector<ToolParserInfo>& ToolParsers() {
   static const std::vector<ToolParserInfo> table = {
-      tools::HermesToolFormat(),
-      tools::QwenToolFormat(),
-      tools::Qwen3XmlToolFormat(),
-      tools::NemotronToolFormat(),
-      tools::Step3p5ToolFormat(),
-      tools::Step3ToolFormat(),
-      tools::Glm47ToolFormat(),
-      tools::HyperclovaxToolFormat(),
-      tools::IquestCoderV2ToolFormat(),
-      tools::K2HorizonToolFormat(),
-      tools::PoolsideV1ToolFormat(),
-      tools::MinimaxToolFormat(),
-      tools::DotsToolFormat(),
-      tools::MinimaxM3ToolFormat(),
-      tools::SeedOssToolFormat(),
-      tools::Minicpm5ToolFormat(),
-      tools::Hy3ToolFormat(),
-      tools::Ling3ToolFormat(),
-      tools::MistralToolFormat(),
-      tools::DeepseekToolFormat(),
-      tools::KimiToolFormat(),
-      tools::FunctionaryToolFormat(),
-      tools::XlamToolFormat(),
-      tools::GraniteToolFormat(),
-      tools::DeepseekV32ToolFormat(),
-      tools::KimiK3ToolFormat(),
-      tools::AprielToolFormat(),
-      tools::CommandR7bToolFormat(),
-      tools::FirefunctionV2ToolFormat(),
-      tools::Gigachat3ToolFormat(),
-      tools::NemotronV2ToolFormat(),
-      tools::SolarOpenToolFormat(),
-      tools::ApertusToolFormat(),
-      tools::LlamaToolFormat(),
-      tools::Gemma4ToolFormat(),
-      tools::HarmonyToolFormat(),
-      tools::PythonicToolFormat(),
-      tools::Lfm2ToolFormat(),
-      tools::MuseGlimmerToolFormat(),
+      tools::HermesToolFormat(),        tools::QwenToolFormat(),
+      tools::Qwen3XmlToolFormat(),      tools::NemotronToolFormat(),
+      tools::Step3p5ToolFormat(),       tools::Step3ToolFormat(),
+      tools::Glm47ToolFormat(),         tools::HyperclovaxToolFormat(),
+      tools::IquestCoderV2ToolFormat(), tools::K2HorizonToolFormat(),
+      tools::PoolsideV1ToolFormat(),    tools::MinimaxToolFormat(),
+      tools::DotsToolFormat(),          tools::MinimaxM3ToolFormat(),
+      tools::SeedOssToolFormat(),       tools::Minicpm5ToolFormat(),
+      tools::Hy3ToolFormat(),           tools::HyV4ToolFormat(),
+      tools::Ling3ToolFormat(),         tools::MistralToolFormat(),
+      tools::DeepseekToolFormat(),      tools::KimiToolFormat(),
+      tools::FunctionaryToolFormat(),   tools::XlamToolFormat(),
+      tools::GraniteToolFormat(),       tools::DeepseekV32ToolFormat(),
+      tools::KimiK3ToolFormat(),        tools::AprielToolFormat(),
+      tools::CommandR7bToolFormat(),    tools::FirefunctionV2ToolFormat(),
+      tools::Gigachat3ToolFormat(),     tools::NemotronV2ToolFormat(),
+      tools::SolarOpenToolFormat(),     tools::ApertusToolFormat(),
+      tools::LlamaToolFormat(),         tools::Gemma4ToolFormat(),
+      tools::HarmonyToolFormat(),       tools::PythonicToolFormat(),
+      tools::Lfm2ToolFormat(),          tools::MuseGlimmerToolFormat(),
       tools::AutoToolFormat(),
   };
   return table;
