@@ -40,6 +40,7 @@ const ToolParserInfo& FirefunctionV2ToolFormat();
 const ToolParserInfo& Gigachat3ToolFormat();
 const ToolParserInfo& NemotronV2ToolFormat();
 const ToolParserInfo& SolarOpenToolFormat();
+const ToolParserInfo& SolarOpen2ToolFormat();
 const ToolParserInfo& ApertusToolFormat();
 const ToolParserInfo& LlamaToolFormat();
 const ToolParserInfo& Gemma4ToolFormat();
@@ -87,6 +88,7 @@ const std::vector<ToolParserInfo>& ToolParsers() {
       tools::Gigachat3ToolFormat(),
       tools::NemotronV2ToolFormat(),
       tools::SolarOpenToolFormat(),
+      tools::SolarOpen2ToolFormat(),
       tools::ApertusToolFormat(),
       tools::LlamaToolFormat(),
       tools::Gemma4ToolFormat(),
