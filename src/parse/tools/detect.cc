@@ -28,7 +28,8 @@ enum class Resolve : uint8_t {
   kFunctionTag,  // <function=f>: JSON body → llama, <parameter= → qwen3_xml, else not a call
   kStartTag,     // <|start|>: a channel before the message → harmony, none → muse_glimmer
   kCallsTag,     // <tool_calls>: a JSON list → apriel, an object → minimax (M1), a plain
-                 // <tool_call> → hy3 (Hy3-preview)
+                 // <tool_call> → hy3 (Hy3-preview) when `<tool_sep>` follows its name, else
+                 // hy_v4 (HY V4) when `<arg_key>` or `</tool_call>` does
 };
 
 struct OutputMarker {
@@ -159,8 +160,19 @@ Detection ResolveCalls(std::string_view text, bool at_end) {
   if (text[i] == '[') return Found("apriel");
   if (text[i] == '{') return Found("minimax");
   const int call = WordAt(text, i, "<tool_call>");
-  if (call == 1) return Found("hy3");
-  return call == 0 ? Need(at_end) : Detection{};
+  if (call == 0) return Need(at_end);
+  if (call == -1) return {};
+  // The call's name, then `<tool_sep>` (Hy3-preview) or a key / the call's end (HY V4).
+  size_t end = i + std::string_view("<tool_call>").size();
+  while (end < text.size() && IsNameByte(text[end]))
+    ++end;
+  if (end == text.size()) return Need(at_end);
+  const int sep = WordAt(text, end, "<tool_sep>");
+  const int key = WordAt(text, SkipSpace(text, end), "<arg_key>");
+  const int close = WordAt(text, end, "</tool_call>");
+  if (sep == 1) return Found("hy3");
+  if (key == 1 || close == 1) return Found("hy_v4");
+  return sep == 0 || key == 0 || close == 0 ? Need(at_end) : Detection{};
 }
 
 // `text` starts with '{': a call envelope whose first key is "name" (or "type") → `family`.

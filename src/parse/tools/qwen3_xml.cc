@@ -46,8 +46,8 @@ const ToolParserInfo& Qwen3XmlToolFormat() {
 
   static const ToolParserInfo format{
       .name = "qwen3_xml",
-      .aliases = {"qwen3.5", "qwen3_coder"},
-      .models = "Qwen3-Coder, Qwen3.5",
+      .aliases = {"qwen3.5", "qwen3_coder", "mimo", "mimov2_flash", "iquest_coder"},
+      .models = "Qwen3-Coder, Qwen3.5, Xiaomi MiMo (MiMo-V2-Flash), IQuest Coder",
       .format = "<tool_call><function=f><parameter=k>\\nv\\n</parameter></function></tool_call>",
       .create = tags::MakeQwen3XmlParser,
       .grammar = &grammar,

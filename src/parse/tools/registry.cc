@@ -11,13 +11,19 @@ const ToolParserInfo& QwenToolFormat();
 const ToolParserInfo& Qwen3XmlToolFormat();
 const ToolParserInfo& NemotronToolFormat();
 const ToolParserInfo& Step3p5ToolFormat();
+const ToolParserInfo& Step3ToolFormat();
 const ToolParserInfo& Glm47ToolFormat();
+const ToolParserInfo& HyperclovaxToolFormat();
+const ToolParserInfo& IquestCoderV2ToolFormat();
+const ToolParserInfo& K2HorizonToolFormat();
 const ToolParserInfo& PoolsideV1ToolFormat();
 const ToolParserInfo& MinimaxToolFormat();
+const ToolParserInfo& DotsToolFormat();
 const ToolParserInfo& MinimaxM3ToolFormat();
 const ToolParserInfo& SeedOssToolFormat();
 const ToolParserInfo& Minicpm5ToolFormat();
 const ToolParserInfo& Hy3ToolFormat();
+const ToolParserInfo& HyV4ToolFormat();
 const ToolParserInfo& Ling3ToolFormat();
 const ToolParserInfo& MistralToolFormat();
 const ToolParserInfo& DeepseekToolFormat();
@@ -26,6 +32,7 @@ const ToolParserInfo& FunctionaryToolFormat();
 const ToolParserInfo& XlamToolFormat();
 const ToolParserInfo& GraniteToolFormat();
 const ToolParserInfo& DeepseekV32ToolFormat();
+const ToolParserInfo& Gigachat35ToolFormat();
 const ToolParserInfo& KimiK3ToolFormat();
 const ToolParserInfo& AprielToolFormat();
 const ToolParserInfo& CommandR7bToolFormat();
@@ -33,6 +40,7 @@ const ToolParserInfo& FirefunctionV2ToolFormat();
 const ToolParserInfo& Gigachat3ToolFormat();
 const ToolParserInfo& NemotronV2ToolFormat();
 const ToolParserInfo& SolarOpenToolFormat();
+const ToolParserInfo& SolarOpen2ToolFormat();
 const ToolParserInfo& ApertusToolFormat();
 const ToolParserInfo& LlamaToolFormat();
 const ToolParserInfo& Gemma4ToolFormat();
@@ -46,23 +54,48 @@ const ToolParserInfo& AutoToolFormat();
 
 const std::vector<ToolParserInfo>& ToolParsers() {
   static const std::vector<ToolParserInfo> table = {
-      tools::HermesToolFormat(),      tools::QwenToolFormat(),
-      tools::Qwen3XmlToolFormat(),    tools::NemotronToolFormat(),
-      tools::Step3p5ToolFormat(),     tools::Glm47ToolFormat(),
-      tools::PoolsideV1ToolFormat(),  tools::MinimaxToolFormat(),
-      tools::MinimaxM3ToolFormat(),   tools::SeedOssToolFormat(),
-      tools::Minicpm5ToolFormat(),    tools::Hy3ToolFormat(),
-      tools::Ling3ToolFormat(),       tools::MistralToolFormat(),
-      tools::DeepseekToolFormat(),    tools::KimiToolFormat(),
-      tools::FunctionaryToolFormat(), tools::XlamToolFormat(),
-      tools::GraniteToolFormat(),     tools::DeepseekV32ToolFormat(),
-      tools::KimiK3ToolFormat(),      tools::AprielToolFormat(),
-      tools::CommandR7bToolFormat(),  tools::FirefunctionV2ToolFormat(),
-      tools::Gigachat3ToolFormat(),   tools::NemotronV2ToolFormat(),
-      tools::SolarOpenToolFormat(),   tools::ApertusToolFormat(),
-      tools::LlamaToolFormat(),       tools::Gemma4ToolFormat(),
-      tools::HarmonyToolFormat(),     tools::PythonicToolFormat(),
-      tools::Lfm2ToolFormat(),        tools::MuseGlimmerToolFormat(),
+      tools::HermesToolFormat(),
+      tools::QwenToolFormat(),
+      tools::Qwen3XmlToolFormat(),
+      tools::NemotronToolFormat(),
+      tools::Step3p5ToolFormat(),
+      tools::Step3ToolFormat(),
+      tools::Glm47ToolFormat(),
+      tools::HyperclovaxToolFormat(),
+      tools::IquestCoderV2ToolFormat(),
+      tools::K2HorizonToolFormat(),
+      tools::PoolsideV1ToolFormat(),
+      tools::MinimaxToolFormat(),
+      tools::DotsToolFormat(),
+      tools::MinimaxM3ToolFormat(),
+      tools::SeedOssToolFormat(),
+      tools::Minicpm5ToolFormat(),
+      tools::Hy3ToolFormat(),
+      tools::HyV4ToolFormat(),
+      tools::Ling3ToolFormat(),
+      tools::MistralToolFormat(),
+      tools::DeepseekToolFormat(),
+      tools::KimiToolFormat(),
+      tools::FunctionaryToolFormat(),
+      tools::XlamToolFormat(),
+      tools::GraniteToolFormat(),
+      tools::DeepseekV32ToolFormat(),
+      tools::Gigachat35ToolFormat(),
+      tools::KimiK3ToolFormat(),
+      tools::AprielToolFormat(),
+      tools::CommandR7bToolFormat(),
+      tools::FirefunctionV2ToolFormat(),
+      tools::Gigachat3ToolFormat(),
+      tools::NemotronV2ToolFormat(),
+      tools::SolarOpenToolFormat(),
+      tools::SolarOpen2ToolFormat(),
+      tools::ApertusToolFormat(),
+      tools::LlamaToolFormat(),
+      tools::Gemma4ToolFormat(),
+      tools::HarmonyToolFormat(),
+      tools::PythonicToolFormat(),
+      tools::Lfm2ToolFormat(),
+      tools::MuseGlimmerToolFormat(),
       tools::AutoToolFormat(),
   };
   return table;
