@@ -32,6 +32,7 @@ const ToolParserInfo& TngToolFormat();
 const ToolParserInfo& DeepseekV32ToolFormat();
 const ToolParserInfo& KimiK3ToolFormat();
 const ToolParserInfo& AprielToolFormat();
+const ToolParserInfo& OpenpanguToolFormat();
 const ToolParserInfo& CommandR7bToolFormat();
 const ToolParserInfo& FirefunctionV2ToolFormat();
 const ToolParserInfo& Gigachat3ToolFormat();
@@ -50,25 +51,45 @@ const ToolParserInfo& AutoToolFormat();
 
 const std::vector<ToolParserInfo>& ToolParsers() {
   static const std::vector<ToolParserInfo> table = {
-      tools::HermesToolFormat(),      tools::QwenToolFormat(),
-      tools::Qwen3XmlToolFormat(),    tools::NemotronToolFormat(),
-      tools::Step3p5ToolFormat(),     tools::Glm47ToolFormat(),
-      tools::PoolsideV1ToolFormat(),  tools::MinimaxToolFormat(),
-      tools::MinimaxM3ToolFormat(),   tools::SeedOssToolFormat(),
-      tools::Minicpm5ToolFormat(),    tools::Hy3ToolFormat(),
-      tools::Ling3ToolFormat(),       tools::Internlm2ToolFormat(),
-      tools::LongcatToolFormat(),     tools::MistralToolFormat(),
-      tools::DeepseekToolFormat(),    tools::KimiToolFormat(),
-      tools::FunctionaryToolFormat(), tools::XlamToolFormat(),
-      tools::GraniteToolFormat(),     tools::Granite20bFcToolFormat(),
-      tools::TngToolFormat(),         tools::DeepseekV32ToolFormat(),
-      tools::KimiK3ToolFormat(),      tools::AprielToolFormat(),
-      tools::CommandR7bToolFormat(),  tools::FirefunctionV2ToolFormat(),
-      tools::Gigachat3ToolFormat(),   tools::NemotronV2ToolFormat(),
-      tools::SolarOpenToolFormat(),   tools::ApertusToolFormat(),
-      tools::LlamaToolFormat(),       tools::Gemma4ToolFormat(),
-      tools::HarmonyToolFormat(),     tools::PythonicToolFormat(),
-      tools::Lfm2ToolFormat(),        tools::MuseGlimmerToolFormat(),
+      tools::HermesToolFormat(),
+      tools::QwenToolFormat(),
+      tools::Qwen3XmlToolFormat(),
+      tools::NemotronToolFormat(),
+      tools::Step3p5ToolFormat(),
+      tools::Glm47ToolFormat(),
+      tools::PoolsideV1ToolFormat(),
+      tools::MinimaxToolFormat(),
+      tools::MinimaxM3ToolFormat(),
+      tools::SeedOssToolFormat(),
+      tools::Minicpm5ToolFormat(),
+      tools::Hy3ToolFormat(),
+      tools::Ling3ToolFormat(),
+      tools::Internlm2ToolFormat(),
+      tools::LongcatToolFormat(),
+      tools::MistralToolFormat(),
+      tools::DeepseekToolFormat(),
+      tools::KimiToolFormat(),
+      tools::FunctionaryToolFormat(),
+      tools::XlamToolFormat(),
+      tools::GraniteToolFormat(),
+      tools::Granite20bFcToolFormat(),
+      tools::TngToolFormat(),
+      tools::DeepseekV32ToolFormat(),
+      tools::KimiK3ToolFormat(),
+      tools::AprielToolFormat(),
+      tools::OpenpanguToolFormat(),
+      tools::CommandR7bToolFormat(),
+      tools::FirefunctionV2ToolFormat(),
+      tools::Gigachat3ToolFormat(),
+      tools::NemotronV2ToolFormat(),
+      tools::SolarOpenToolFormat(),
+      tools::ApertusToolFormat(),
+      tools::LlamaToolFormat(),
+      tools::Gemma4ToolFormat(),
+      tools::HarmonyToolFormat(),
+      tools::PythonicToolFormat(),
+      tools::Lfm2ToolFormat(),
+      tools::MuseGlimmerToolFormat(),
       tools::AutoToolFormat(),
   };
   return table;
