@@ -50,7 +50,8 @@ const ToolParserInfo& HermesToolFormat() {
 
   static const ToolParserInfo format{
       .name = "hermes",
-      .aliases = {"nous"},
+      // ERNIE-4.5 and Arcee Trinity write the same `<tool_call>` envelopes.
+      .aliases = {"nous", "ernie45", "trinity"},
       .models = "Hermes 2 Pro / Hermes 3, Qwen2.5, models trained on the Hermes format",
       .format =
           "<tool_call>{\"name\": …, \"arguments\": {…}}</tool_call>; <function=f> XML; raw JSON",
