@@ -50,8 +50,7 @@ const ToolParserInfo& HermesToolFormat() {
 
   static const ToolParserInfo format{
       .name = "hermes",
-      // ERNIE-4.5 and Arcee Trinity write the same `<tool_call>` envelopes.
-      .aliases = {"nous", "ernie45", "trinity"},
+      .aliases = {"nous"},
       .models = "Hermes 2 Pro / Hermes 3, Qwen2.5, models trained on the Hermes format",
       .format =
           "<tool_call>{\"name\": …, \"arguments\": {…}}</tool_call>; <function=f> XML; raw JSON",
