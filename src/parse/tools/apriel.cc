@@ -33,7 +33,8 @@ const ToolParserInfo& AprielToolFormat() {
 
   static const ToolParserInfo format{
       .name = "apriel",
-      .aliases = {"apriel15", "apriel16"},
+      // AI21 Jamba 1.5 and Hunyuan-A13B write the same `<tool_calls>[…]</tool_calls>` list.
+      .aliases = {"apriel15", "apriel16", "jamba", "hunyuan_a13b"},
       .models = "ServiceNow Apriel 1.5 / 1.6 Thinker",
       .format = "<tool_calls>[{\"name\": …, \"arguments\": {…}}]</tool_calls>",
       .create = MakeAprielParser,

@@ -65,7 +65,8 @@ const ToolParserInfo& CommandR7bToolFormat() {
   };
   static const ToolParserInfo format{
       .name = "command_r7b",
-      .aliases = {"cohere", "cohere2", "cohere2moe"},
+      // Command A (vLLM / SGLang cohere_command3, cohere_command4) writes the same block.
+      .aliases = {"cohere", "cohere2", "cohere2moe", "cohere_command3", "cohere_command4"},
       .models = "Cohere Command R7B, Cohere2 MoE",
       .format =
           "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": …, \"parameters\": {…}}]"

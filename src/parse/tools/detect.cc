@@ -24,7 +24,8 @@ namespace {
 // How a marker's family is decided.
 enum class Resolve : uint8_t {
   kDirect,       // the row's family
-  kToolCallTag,  // <tool_call>: JSON → hermes, <function= → qwen3_xml, a bare name → glm47
+  kToolCallTag,  // <tool_call>: a JSON object → hermes, a JSON list → tng, <function= →
+                 // qwen3_xml, a bare name → glm47
   kFunctionTag,  // <function=f>: JSON body → llama, <parameter= → qwen3_xml, else not a call
   kStartTag,     // <|start|>: a channel before the message → harmony, none → muse_glimmer
   kCallsTag,     // <tool_calls>: a JSON list → apriel, an object → minimax (M1), a plain
@@ -117,7 +118,8 @@ int WordAt(std::string_view text, size_t i, std::string_view word) {
 Detection ResolveToolCall(std::string_view text, bool at_end) {
   const size_t i = SkipSpace(text, 0);
   if (i == text.size()) return Need(at_end);
-  if (text[i] == '{' || text[i] == '[') return Found("hermes");
+  if (text[i] == '{') return Found("hermes");
+  if (text[i] == '[') return Found("tng");
   const int function = WordAt(text, i, "<function=");
   if (function == 1) return Found("qwen3_xml");
   if (function == 0) return Need(at_end);

@@ -31,7 +31,8 @@ const ToolParserInfo& FirefunctionV2ToolFormat() {
 
   static const ToolParserInfo format{
       .name = "firefunction_v2",
-      .aliases = {"firefunction"},
+      // Phi-4-mini writes the same `functools[…]` list (vLLM phi4_mini_json).
+      .aliases = {"firefunction", "phi4mini", "phi4_mini_json"},
       .models = "Fireworks FireFunction v2",
       .format = "functools[{\"name\": …, \"arguments\": {…}}]",
       .create = MakeFirefunctionParser,

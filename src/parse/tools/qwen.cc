@@ -48,7 +48,8 @@ const ToolParserInfo& QwenToolFormat() {
 
   static const ToolParserInfo format{
       .name = "qwen",
-      .aliases = {"qwen3"},
+      // ERNIE-4.5 and Arcee Trinity (a Qwen2.5 detector in SGLang) write the same envelopes.
+      .aliases = {"qwen3", "ernie45", "trinity"},
       .models = "Qwen2.5, Qwen3, QwQ",
       .format =
           "<tool_call>{json}</tool_call> | <function=f><parameter=k>v</parameter></function> | "

@@ -25,16 +25,21 @@ const ToolParserInfo& Minicpm5ToolFormat();
 const ToolParserInfo& Hy3ToolFormat();
 const ToolParserInfo& HyV4ToolFormat();
 const ToolParserInfo& Ling3ToolFormat();
+const ToolParserInfo& Internlm2ToolFormat();
+const ToolParserInfo& LongcatToolFormat();
 const ToolParserInfo& MistralToolFormat();
 const ToolParserInfo& DeepseekToolFormat();
 const ToolParserInfo& KimiToolFormat();
 const ToolParserInfo& FunctionaryToolFormat();
 const ToolParserInfo& XlamToolFormat();
 const ToolParserInfo& GraniteToolFormat();
+const ToolParserInfo& Granite20bFcToolFormat();
+const ToolParserInfo& TngToolFormat();
 const ToolParserInfo& DeepseekV32ToolFormat();
 const ToolParserInfo& Gigachat35ToolFormat();
 const ToolParserInfo& KimiK3ToolFormat();
 const ToolParserInfo& AprielToolFormat();
+const ToolParserInfo& OpenpanguToolFormat();
 const ToolParserInfo& CommandR7bToolFormat();
 const ToolParserInfo& FirefunctionV2ToolFormat();
 const ToolParserInfo& Gigachat3ToolFormat();
@@ -54,49 +59,30 @@ const ToolParserInfo& AutoToolFormat();
 
 const std::vector<ToolParserInfo>& ToolParsers() {
   static const std::vector<ToolParserInfo> table = {
-      tools::HermesToolFormat(),
-      tools::QwenToolFormat(),
-      tools::Qwen3XmlToolFormat(),
-      tools::NemotronToolFormat(),
-      tools::Step3p5ToolFormat(),
-      tools::Step3ToolFormat(),
-      tools::Glm47ToolFormat(),
-      tools::HyperclovaxToolFormat(),
-      tools::IquestCoderV2ToolFormat(),
-      tools::K2HorizonToolFormat(),
-      tools::PoolsideV1ToolFormat(),
-      tools::MinimaxToolFormat(),
-      tools::DotsToolFormat(),
-      tools::MinimaxM3ToolFormat(),
-      tools::SeedOssToolFormat(),
-      tools::Minicpm5ToolFormat(),
-      tools::Hy3ToolFormat(),
-      tools::HyV4ToolFormat(),
-      tools::Ling3ToolFormat(),
-      tools::MistralToolFormat(),
-      tools::DeepseekToolFormat(),
-      tools::KimiToolFormat(),
-      tools::FunctionaryToolFormat(),
-      tools::XlamToolFormat(),
-      tools::GraniteToolFormat(),
-      tools::DeepseekV32ToolFormat(),
-      tools::Gigachat35ToolFormat(),
-      tools::KimiK3ToolFormat(),
-      tools::AprielToolFormat(),
-      tools::CommandR7bToolFormat(),
-      tools::FirefunctionV2ToolFormat(),
-      tools::Gigachat3ToolFormat(),
-      tools::NemotronV2ToolFormat(),
-      tools::SolarOpenToolFormat(),
-      tools::SolarOpen2ToolFormat(),
-      tools::ApertusToolFormat(),
-      tools::LlamaToolFormat(),
-      tools::Gemma4ToolFormat(),
-      tools::HarmonyToolFormat(),
-      tools::PythonicToolFormat(),
-      tools::Lfm2ToolFormat(),
-      tools::MuseGlimmerToolFormat(),
-      tools::AutoToolFormat(),
+      tools::HermesToolFormat(),        tools::QwenToolFormat(),
+      tools::Qwen3XmlToolFormat(),      tools::NemotronToolFormat(),
+      tools::Step3p5ToolFormat(),       tools::Step3ToolFormat(),
+      tools::Glm47ToolFormat(),         tools::HyperclovaxToolFormat(),
+      tools::IquestCoderV2ToolFormat(), tools::K2HorizonToolFormat(),
+      tools::PoolsideV1ToolFormat(),    tools::MinimaxToolFormat(),
+      tools::DotsToolFormat(),          tools::MinimaxM3ToolFormat(),
+      tools::SeedOssToolFormat(),       tools::Minicpm5ToolFormat(),
+      tools::Hy3ToolFormat(),           tools::HyV4ToolFormat(),
+      tools::Ling3ToolFormat(),         tools::Internlm2ToolFormat(),
+      tools::LongcatToolFormat(),       tools::MistralToolFormat(),
+      tools::DeepseekToolFormat(),      tools::KimiToolFormat(),
+      tools::FunctionaryToolFormat(),   tools::XlamToolFormat(),
+      tools::GraniteToolFormat(),       tools::DeepseekV32ToolFormat(),
+      tools::Gigachat35ToolFormat(),    tools::KimiK3ToolFormat(),
+      tools::AprielToolFormat(),        tools::Granite20bFcToolFormat(),
+      tools::TngToolFormat(),           tools::OpenpanguToolFormat(),
+      tools::CommandR7bToolFormat(),    tools::FirefunctionV2ToolFormat(),
+      tools::Gigachat3ToolFormat(),     tools::NemotronV2ToolFormat(),
+      tools::SolarOpenToolFormat(),     tools::SolarOpen2ToolFormat(),
+      tools::ApertusToolFormat(),       tools::LlamaToolFormat(),
+      tools::Gemma4ToolFormat(),        tools::HarmonyToolFormat(),
+      tools::PythonicToolFormat(),      tools::Lfm2ToolFormat(),
+      tools::MuseGlimmerToolFormat(),   tools::AutoToolFormat(),
   };
   return table;
 }
