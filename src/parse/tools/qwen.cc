@@ -48,7 +48,7 @@ const ToolParserInfo& QwenToolFormat() {
 
   static const ToolParserInfo format{
       .name = "qwen",
-      .aliases = {"qwen3"},
+      .aliases = {"qwen3", "qwen25"},
       .models = "Qwen2.5, Qwen3, QwQ",
       .format =
           "<tool_call>{json}</tool_call> | <function=f><parameter=k>v</parameter></function> | "
