@@ -33,6 +33,8 @@ const ToolParserInfo& FirefunctionV2ToolFormat();
 const ToolParserInfo& Gigachat3ToolFormat();
 const ToolParserInfo& NemotronV2ToolFormat();
 const ToolParserInfo& SolarOpenToolFormat();
+const ToolParserInfo& Plamo3ToolFormat();
+const ToolParserInfo& InklingToolFormat();
 const ToolParserInfo& ApertusToolFormat();
 const ToolParserInfo& LlamaToolFormat();
 const ToolParserInfo& Gemma4ToolFormat();
@@ -59,7 +61,8 @@ const std::vector<ToolParserInfo>& ToolParsers() {
       tools::KimiK3ToolFormat(),      tools::AprielToolFormat(),
       tools::CommandR7bToolFormat(),  tools::FirefunctionV2ToolFormat(),
       tools::Gigachat3ToolFormat(),   tools::NemotronV2ToolFormat(),
-      tools::SolarOpenToolFormat(),   tools::ApertusToolFormat(),
+      tools::SolarOpenToolFormat(),   tools::Plamo3ToolFormat(),
+      tools::InklingToolFormat(),     tools::ApertusToolFormat(),
       tools::LlamaToolFormat(),       tools::Gemma4ToolFormat(),
       tools::HarmonyToolFormat(),     tools::PythonicToolFormat(),
       tools::Lfm2ToolFormat(),        tools::MuseGlimmerToolFormat(),
