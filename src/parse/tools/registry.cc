@@ -41,6 +41,7 @@ const ToolParserInfo& Gemma4ToolFormat();
 const ToolParserInfo& HarmonyToolFormat();
 const ToolParserInfo& PythonicToolFormat();
 const ToolParserInfo& Lfm2ToolFormat();
+const ToolParserInfo& Olmo3ToolFormat();
 const ToolParserInfo& MuseGlimmerToolFormat();
 const ToolParserInfo& AutoToolFormat();
 
@@ -65,8 +66,8 @@ const std::vector<ToolParserInfo>& ToolParsers() {
       tools::InklingToolFormat(),     tools::ApertusToolFormat(),
       tools::LlamaToolFormat(),       tools::Gemma4ToolFormat(),
       tools::HarmonyToolFormat(),     tools::PythonicToolFormat(),
-      tools::Lfm2ToolFormat(),        tools::MuseGlimmerToolFormat(),
-      tools::AutoToolFormat(),
+      tools::Lfm2ToolFormat(),        tools::Olmo3ToolFormat(),
+      tools::MuseGlimmerToolFormat(), tools::AutoToolFormat(),
   };
   return table;
 }
