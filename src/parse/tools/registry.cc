@@ -43,6 +43,7 @@ const ToolParserInfo& PythonicToolFormat();
 const ToolParserInfo& Lfm2ToolFormat();
 const ToolParserInfo& Olmo3ToolFormat();
 const ToolParserInfo& MuseGlimmerToolFormat();
+const ToolParserInfo& RwkvToolFormat();
 const ToolParserInfo& AutoToolFormat();
 
 }  // namespace tools
@@ -67,7 +68,8 @@ const std::vector<ToolParserInfo>& ToolParsers() {
       tools::LlamaToolFormat(),       tools::Gemma4ToolFormat(),
       tools::HarmonyToolFormat(),     tools::PythonicToolFormat(),
       tools::Lfm2ToolFormat(),        tools::Olmo3ToolFormat(),
-      tools::MuseGlimmerToolFormat(), tools::AutoToolFormat(),
+      tools::MuseGlimmerToolFormat(), tools::RwkvToolFormat(),
+      tools::AutoToolFormat(),
   };
   return table;
 }
