@@ -38,6 +38,7 @@ const ToolParserInfo& InklingToolFormat();
 const ToolParserInfo& ApertusToolFormat();
 const ToolParserInfo& LlamaToolFormat();
 const ToolParserInfo& Gemma4ToolFormat();
+const ToolParserInfo& FunctionGemmaToolFormat();
 const ToolParserInfo& HarmonyToolFormat();
 const ToolParserInfo& PythonicToolFormat();
 const ToolParserInfo& Lfm2ToolFormat();
@@ -50,26 +51,26 @@ const ToolParserInfo& AutoToolFormat();
 
 const std::vector<ToolParserInfo>& ToolParsers() {
   static const std::vector<ToolParserInfo> table = {
-      tools::HermesToolFormat(),      tools::QwenToolFormat(),
-      tools::Qwen3XmlToolFormat(),    tools::NemotronToolFormat(),
-      tools::Step3p5ToolFormat(),     tools::Glm47ToolFormat(),
-      tools::PoolsideV1ToolFormat(),  tools::MinimaxToolFormat(),
-      tools::MinimaxM3ToolFormat(),   tools::SeedOssToolFormat(),
-      tools::Minicpm5ToolFormat(),    tools::Hy3ToolFormat(),
-      tools::Ling3ToolFormat(),       tools::MistralToolFormat(),
-      tools::DeepseekToolFormat(),    tools::KimiToolFormat(),
-      tools::FunctionaryToolFormat(), tools::XlamToolFormat(),
-      tools::GraniteToolFormat(),     tools::DeepseekV32ToolFormat(),
-      tools::KimiK3ToolFormat(),      tools::AprielToolFormat(),
-      tools::CommandR7bToolFormat(),  tools::FirefunctionV2ToolFormat(),
-      tools::Gigachat3ToolFormat(),   tools::NemotronV2ToolFormat(),
-      tools::SolarOpenToolFormat(),   tools::Plamo3ToolFormat(),
-      tools::InklingToolFormat(),     tools::ApertusToolFormat(),
-      tools::LlamaToolFormat(),       tools::Gemma4ToolFormat(),
-      tools::HarmonyToolFormat(),     tools::PythonicToolFormat(),
-      tools::Lfm2ToolFormat(),        tools::Olmo3ToolFormat(),
-      tools::MuseGlimmerToolFormat(), tools::RwkvToolFormat(),
-      tools::AutoToolFormat(),
+      tools::HermesToolFormat(),        tools::QwenToolFormat(),
+      tools::Qwen3XmlToolFormat(),      tools::NemotronToolFormat(),
+      tools::Step3p5ToolFormat(),       tools::Glm47ToolFormat(),
+      tools::PoolsideV1ToolFormat(),    tools::MinimaxToolFormat(),
+      tools::MinimaxM3ToolFormat(),     tools::SeedOssToolFormat(),
+      tools::Minicpm5ToolFormat(),      tools::Hy3ToolFormat(),
+      tools::Ling3ToolFormat(),         tools::MistralToolFormat(),
+      tools::DeepseekToolFormat(),      tools::KimiToolFormat(),
+      tools::FunctionaryToolFormat(),   tools::XlamToolFormat(),
+      tools::GraniteToolFormat(),       tools::DeepseekV32ToolFormat(),
+      tools::KimiK3ToolFormat(),        tools::AprielToolFormat(),
+      tools::CommandR7bToolFormat(),    tools::FirefunctionV2ToolFormat(),
+      tools::Gigachat3ToolFormat(),     tools::NemotronV2ToolFormat(),
+      tools::SolarOpenToolFormat(),     tools::Plamo3ToolFormat(),
+      tools::InklingToolFormat(),       tools::ApertusToolFormat(),
+      tools::LlamaToolFormat(),         tools::Gemma4ToolFormat(),
+      tools::FunctionGemmaToolFormat(), tools::HarmonyToolFormat(),
+      tools::PythonicToolFormat(),      tools::Lfm2ToolFormat(),
+      tools::Olmo3ToolFormat(),         tools::MuseGlimmerToolFormat(),
+      tools::RwkvToolFormat(),          tools::AutoToolFormat(),
   };
   return table;
 }
