@@ -45,6 +45,7 @@ const ToolParserInfo& Lfm2ToolFormat();
 const ToolParserInfo& Olmo3ToolFormat();
 const ToolParserInfo& MuseGlimmerToolFormat();
 const ToolParserInfo& RwkvToolFormat();
+const ToolParserInfo& CwmToolFormat();
 const ToolParserInfo& AutoToolFormat();
 
 }  // namespace tools
@@ -70,7 +71,8 @@ const std::vector<ToolParserInfo>& ToolParsers() {
       tools::FunctionGemmaToolFormat(), tools::HarmonyToolFormat(),
       tools::PythonicToolFormat(),      tools::Lfm2ToolFormat(),
       tools::Olmo3ToolFormat(),         tools::MuseGlimmerToolFormat(),
-      tools::RwkvToolFormat(),          tools::AutoToolFormat(),
+      tools::RwkvToolFormat(),          tools::CwmToolFormat(),
+      tools::AutoToolFormat(),
   };
   return table;
 }

@@ -148,7 +148,9 @@ struct TagFamilyDef {
   bool container_json = false;                         // the container holds JSON envelopes
   std::vector<const XmlSyntax*> container_calls = {};  // XML calls inside the container
   bool container_section = false;                      // the container is a section
-  std::string_view custom_start = {};  // inside the container: a call read by `custom`
+  // Inside the container: a call read by `custom`. Empty: the container's first bytes after
+  // whitespace are that call (one per container, CWM's `<tool: LABEL>` body).
+  std::string_view custom_start = {};
   CustomDecoderFactory custom = nullptr;
   std::vector<const XmlSyntax*> bare_calls = {};  // XML calls in prose (committed on structure)
   bool bracket = false;                           // [Calling tool: NAME({…})]
