@@ -1,5 +1,6 @@
 // The "marker, header, JSON object, end marker" call syntax as data, and the one parser that
-// reads every format declared with it (Kimi K2, Solar Open, DeepSeek V3/R1/V3.1, Mistral):
+// reads every format declared with it (Kimi K2, Solar Open, DeepSeek V3/R1/V3.1, Mistral,
+// PLaMo 3, Inkling):
 //   CALL_BEGIN field [BEGIN field]… [ARGS_BEGIN] [FENCE] {json} [FENCE_CLOSE] [CALL_END]
 // * Fields. Field 0 follows the call begin; each later one follows its own `begin` marker and,
 //   when `optional`, may be left out with it (fields keep their declared order). A field runs

@@ -113,7 +113,7 @@ class JsonKeyTracker {
 };
 
 // Base of the families whose calls form a Python-style list `[f(a=1), g(b="x")]` (pythonic,
-// lfm2): parses the list from just after its opening; the family handles what surrounds it.
+// lfm2, olmo3): parses the list from just after its opening; the family handles what surrounds it.
 // Items are Python calls (arguments streamed by PythonArgs; the call begins with its first
 // argument, so `[see(figure 1)]` never shows a call) or, where allowed, JSON envelopes. Each
 // item is a region of its own; the separators before an item belong to its region.

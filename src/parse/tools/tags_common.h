@@ -1,6 +1,6 @@
 // The tag-family engine shared by the tag group (hermes, qwen, step3p5, qwen3_xml, nemotron,
 // glm47, poolside_v1, minimax, seed_oss, minimax_m3, minicpm5, hy3, ling3, deepseek_v32,
-// kimi_k3).
+// kimi_k3, functiongemma, cwm).
 //
 // Every family of the group is a TagFamilyDef: which markers open a call in prose, which
 // container tag (e.g. `<tool_call>` … `</tool_call>`) holds calls, and which call bodies the

@@ -5,8 +5,8 @@
 //   JsonCallObject).
 // * ListParser — a whole family for "a JSON list of calls after a start marker, up to an
 //   optional end marker" (Apriel, Nemotron Nano v2, Command R7B, Firefunction v2, Apertus,
-//   Granite 3, GigaChat 3, xLAM, Llama): configured by a ListFormat. After the marker may also
-//   come call objects separated by a byte such as ';', or a Python call; without a marker,
+//   Granite 3, GigaChat 3, xLAM, Llama, RWKV): configured by a ListFormat. After the marker may
+//   also come call objects separated by a byte such as ';', or a Python call; without a marker,
 //   calls may open at the start of the output (a list, or an object held while its first key
 //   can be a call's), right after a marker that stays in the content (`</think>`), inside a
 //   code fence, or as `<function=NAME>{…}</function>`.
