@@ -37,7 +37,7 @@ const ToolParserInfo& ApertusToolFormat() {
   };
   static const ToolParserInfo format{
       .name = "apertus",
-      .aliases = {},
+      .aliases = {"apertus2509"},
       .models = "Swiss AI Apertus 8B / 70B",
       .format = "<|tools_prefix|>[{\"f\": {…}}]<|tools_suffix|>",
       .create = MakeApertusParser,

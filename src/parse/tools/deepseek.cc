@@ -67,7 +67,7 @@ const ToolParserInfo& DeepseekToolFormat() {
   };
   static const ToolParserInfo format{
       .name = "deepseek",
-      .aliases = {"deepseek_v3", "deepseek_r1", "deepseek_v31"},
+      .aliases = {"deepseek_v3", "deepseek_r1", "deepseek_v31", "deepseekv3", "deepseekv31"},
       .models = "DeepSeek V3, V3-0324, R1, R1-0528, R1 distills, V3.1",
       .format =
           "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\\n```json\\n{…}\\n```"

@@ -93,7 +93,7 @@ const ToolParserInfo& DeepseekV32ToolFormat() {
   };
   static const ToolParserInfo format{
       .name = "deepseek_v32",
-      .aliases = {"deepseek_v3.2", "deepseek_v4", "deepseekv4", "dsml"},
+      .aliases = {"deepseek_v3.2", "deepseek_v4", "deepseekv4", "dsml", "deepseekv32"},
       .models = "DeepSeek V3.2, V3.2-Exp, V4",
       .format =
           "<｜DSML｜function_calls><｜DSML｜invoke name=\"f\"><｜DSML｜parameter name=\"k\" "

@@ -50,7 +50,7 @@ const ToolParserInfo& Glm47ToolFormat() {
   };
   static const ToolParserInfo format{
       .name = "glm47",
-      .aliases = {"glm4", "spark25"},
+      .aliases = {"glm4", "glm45", "glm", "spark25"},
       .models = "GLM-4.5, GLM-4.6, GLM-4.7, iFlytek Spark 2.5",
       .format = "<tool_call>f<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>",
       .create = tags::MakeGlm47Parser,

@@ -33,7 +33,7 @@ const ToolParserInfo& GraniteToolFormat() {
 
   static const ToolParserInfo format{
       .name = "granite",
-      .aliases = {"granite3"},
+      .aliases = {"granite3", "granite4"},
       .models = "IBM Granite 3.x",
       .format = "<|tool_call|>[{\"name\": …, \"arguments\": {…}}]",
       .create = MakeGraniteParser,

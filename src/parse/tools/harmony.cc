@@ -264,7 +264,7 @@ const ToolParserInfo& HarmonyToolFormat() {
   };
   static const ToolParserInfo format{
       .name = "harmony",
-      .aliases = {"gpt-oss", "gpt_oss"},
+      .aliases = {"gpt-oss", "gpt_oss", "openai"},
       .models = "gpt-oss-20b / gpt-oss-120b (Harmony)",
       .format = "<|channel|>commentary to=functions.f <|constrain|>json<|message|>{…}<|call|>",
       .create = MakeHarmonyToolParser,

@@ -42,6 +42,10 @@ class HeaderJsonParser final : public TokenParser {
       : TokenParser(options), format_(format), syntax_(format.syntax()) {}
 
   void BeginCall(std::string_view name, std::string id) override {
+    if (state_ == State::kObject && syntax_.args_envelope != nullptr) {
+      name_mismatch_ = name != name_;
+      id = id_;
+    }
     if (id.empty() && syntax_.id_length > 0) id = ids().Next("", syntax_.id_length);
     TokenParser::BeginCall(name, std::move(id));
   }
@@ -86,6 +90,7 @@ class HeaderJsonParser final : public TokenParser {
     word_done_ = false;
     after_marker_ = false;
     fenced_ = false;
+    name_mismatch_ = false;
     state_ = syntax_.json_calls ? State::kStart : State::kHeader;
   }
 
@@ -195,13 +200,21 @@ class HeaderJsonParser final : public TokenParser {
       return held;
     }
     Capture(rest.substr(hit.pos, hit.length));
-    if (to_args) {
-      args_.Start(name_, id_);
-      after_marker_ = true;
-      state_ = State::kArgs;
-    }
+    if (to_args) StartArguments();
     field_ = next;
     return hit.pos + hit.length;
+  }
+
+  // After args_begin: the arguments object, or (args_envelope) a call envelope.
+  void StartArguments() {
+    after_marker_ = true;
+    if (syntax_.args_envelope != nullptr) {
+      object_.Reset(*syntax_.args_envelope);
+      state_ = State::kObject;
+      return;
+    }
+    args_.Start(name_, id_);
+    state_ = State::kArgs;
   }
 
   // Before the object: a fence (once), or the call end right after args_begin (`{}`).
@@ -277,8 +290,11 @@ class HeaderJsonParser final : public TokenParser {
       st = object_.Feed(rest, n, *this);
       Capture(rest.substr(0, n));
     }
-    if (st == text::FeedStatus::kError) Fail();
-    if (st == text::FeedStatus::kDone) ArgsDone();
+    if (st == text::FeedStatus::kError || (st == text::FeedStatus::kDone && name_mismatch_)) {
+      Fail();
+    } else if (st == text::FeedStatus::kDone) {
+      ArgsDone();
+    }
     return n;
   }
 
@@ -318,9 +334,10 @@ class HeaderJsonParser final : public TokenParser {
   std::string text_;  // the field being read
   std::string id_;
   std::string name_;
-  bool word_done_ = false;     // a word field: whitespace followed its word
-  bool after_marker_ = false;  // the arguments follow args_begin (so they may be empty)
-  bool fenced_ = false;        // the arguments' fence was read
+  bool word_done_ = false;      // a word field: whitespace followed its word
+  bool after_marker_ = false;   // the arguments follow args_begin (so they may be empty)
+  bool fenced_ = false;         // the arguments' fence was read
+  bool name_mismatch_ = false;  // args_envelope: the envelope names another function
   JsonArgs args_;
   JsonCallList list_;
   JsonCallObject object_;

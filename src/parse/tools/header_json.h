@@ -1,5 +1,6 @@
 // The "marker, header, JSON object, end marker" call syntax as data, and the one parser that
-// reads every format declared with it (Kimi K2, Solar Open, DeepSeek V3/R1/V3.1, Mistral):
+// reads every format declared with it (Kimi K2, Solar Open, DeepSeek V3/R1/V3.1, Mistral,
+// PLaMo 3, Inkling):
 //   CALL_BEGIN field [BEGIN field]… [ARGS_BEGIN] [FENCE] {json} [FENCE_CLOSE] [CALL_END]
 // * Fields. Field 0 follows the call begin; each later one follows its own `begin` marker and,
 //   when `optional`, may be left out with it (fields keep their declared order). A field runs
@@ -16,6 +17,9 @@
 //   the call (its arguments are complete) and is read as outside text. A malformed call is given
 //   back up to its call end or the next call begin. Without a `call_end` the call ends with its
 //   object, and a malformed one is given back up to the byte that broke it.
+// * `args_envelope`: the object after `args_begin` is a call envelope with these keys (Inkling's
+//   `{"name": …, "args": {…}}`) instead of the arguments; its name must equal the header's
+//   name, else the call is malformed.
 // * `json_calls`: right after the call begin (whitespace allowed), `[` starts a JSON list of
 //   call objects and `{` one call object (`{"name": …, "arguments": …}`) instead of a header.
 // * Ids: a field's, else generated (the core's `call_…` ids, or `id_length` alphanumerics).
@@ -31,6 +35,7 @@
 
 #include "crux/parse/parser.h"
 #include "crux/text/marker_set.h"
+#include "parse/tools/toolkit.h"
 
 namespace crux::parse::tools {
 
@@ -62,7 +67,8 @@ struct HeaderJsonSyntax {
   std::string_view fence_close = {};              // and after it (needs a call end)
   std::string_view call_end = {};                 // empty: the call ends with its object
   bool json_calls = false;  // `[` (a list of call objects) or `{` (one) after the call begin
-  int id_length = 0;        // > 0: generated ids are this many random alphanumerics
+  const CallKeys* args_envelope = nullptr;  // the arguments are a call envelope (see above)
+  int id_length = 0;                        // > 0: generated ids are this many random alphanumerics
   std::vector<std::string_view> block_open = {};   // dropped; calls inside are a block
   std::vector<std::string_view> block_close = {};  // dropped; the block ends
   std::vector<std::string_view> drop = {};         // other wrappers dropped from content

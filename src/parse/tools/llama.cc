@@ -53,7 +53,7 @@ const ToolParserInfo& LlamaToolFormat() {
 
   static const ToolParserInfo format{
       .name = "llama",
-      .aliases = {"llama3", "llama4"},
+      .aliases = {"llama3", "llama4", "llama3_json", "llama4_json"},
       .models = "Llama 3.1 / 3.2 / 3.3 (JSON tool calling), Llama 4 (JSON mode), Functionary v3.1",
       .format =
           "<|python_tag|>{\"name\": …, \"parameters\": {…}}; … | bare {\"name\": …, "

@@ -74,7 +74,7 @@ const ToolParserInfo& MinimaxToolFormat() {
   };
   static const ToolParserInfo format{
       .name = "minimax",
-      .aliases = {"minimax_m2"},
+      .aliases = {"minimax_m2", "minimax-m2"},
       .models = "MiniMax-M1, MiniMax-M2",
       .format =
           "<minimax:tool_call><invoke name=\"f\"><parameter name=\"k\">v</parameter></invoke>"

@@ -704,7 +704,7 @@ const ToolParserInfo& MinimaxM3ToolFormat() {
   };
   static const ToolParserInfo format{
       .name = "minimax_m3",
-      .aliases = {},
+      .aliases = {"minimax-m3"},
       .models = "MiniMax-M3",
       .format =
           "]<]minimax[>[<tool_call> ]<]minimax[>[<invoke name=\"f\">]<]minimax[>[<k>v"

@@ -418,10 +418,11 @@ bool CanStartEnvelope(std::string_view first_key, bool complete) {
 // ---------------------------------------------------------------------------------------------
 // CallListParser
 
-void CallListParser::StartList(bool bracketed, bool json_items) {
+void CallListParser::StartList(bool bracketed, bool json_items, bool line_items) {
   item_ = Item::kStart;
   bracketed_ = bracketed;
   json_items_ = json_items;
+  line_items_ = line_items;
   name_.clear();
   pending_.clear();
 }
@@ -496,6 +497,11 @@ size_t CallListParser::AfterItem(std::string_view rest, ListStatus& status) {
     pending_.clear();
     status = ListStatus::kEnded;
     return 1;
+  }
+  const bool json_item = c == '{' && json_items_;
+  if (line_items_ && (IsNameStart(c) || json_item) && pending_.find('\n') != std::string::npos) {
+    item_ = Item::kStart;  // the next item, on a line of its own; the newline is its separator
+    return 0;
   }
   if (bracketed_) return Fail(status);
   Content(pending_);

@@ -113,7 +113,7 @@ class JsonKeyTracker {
 };
 
 // Base of the families whose calls form a Python-style list `[f(a=1), g(b="x")]` (pythonic,
-// lfm2): parses the list from just after its opening; the family handles what surrounds it.
+// lfm2, olmo3): parses the list from just after its opening; the family handles what surrounds it.
 // Items are Python calls (arguments streamed by PythonArgs; the call begins with its first
 // argument, so `[see(figure 1)]` never shows a call) or, where allowed, JSON envelopes. Each
 // item is a region of its own; the separators before an item belong to its region.
@@ -128,8 +128,9 @@ class CallListParser : public ToolParserCore {
     kFailed,  // a malformed item; its region is open, holding its raw text
   };
 
-  // Starts a list; the region of the first item is open.
-  void StartList(bool bracketed, bool json_items);
+  // Starts a list; the region of the first item is open. With `line_items`, a newline also
+  // separates items (Olmo 3 writes one call per line, without commas).
+  void StartList(bool bracketed, bool json_items, bool line_items = false);
   // Consumes list bytes from `rest` (not empty); returns kHold when it needs more bytes
   // before consuming any.
   size_t ListStep(std::string_view rest, ListStatus& status);
@@ -145,6 +146,7 @@ class CallListParser : public ToolParserCore {
   Item item_ = Item::kStart;
   bool bracketed_ = true;
   bool json_items_ = false;
+  bool line_items_ = false;
   std::string name_;
   std::string pending_;  // separators after an item
   std::string scratch_;

@@ -49,7 +49,7 @@ const ToolParserInfo& QwenToolFormat() {
   static const ToolParserInfo format{
       .name = "qwen",
       // ERNIE-4.5 and Arcee Trinity (a Qwen2.5 detector in SGLang) write the same envelopes.
-      .aliases = {"qwen3", "ernie45", "trinity"},
+      .aliases = {"qwen3", "qwen25", "ernie45", "trinity"},
       .models = "Qwen2.5, Qwen3, QwQ",
       .format =
           "<tool_call>{json}</tool_call> | <function=f><parameter=k>v</parameter></function> | "

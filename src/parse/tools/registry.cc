@@ -46,13 +46,19 @@ const ToolParserInfo& Gigachat3ToolFormat();
 const ToolParserInfo& NemotronV2ToolFormat();
 const ToolParserInfo& SolarOpenToolFormat();
 const ToolParserInfo& SolarOpen2ToolFormat();
+const ToolParserInfo& Plamo3ToolFormat();
+const ToolParserInfo& InklingToolFormat();
 const ToolParserInfo& ApertusToolFormat();
 const ToolParserInfo& LlamaToolFormat();
 const ToolParserInfo& Gemma4ToolFormat();
+const ToolParserInfo& FunctionGemmaToolFormat();
 const ToolParserInfo& HarmonyToolFormat();
 const ToolParserInfo& PythonicToolFormat();
 const ToolParserInfo& Lfm2ToolFormat();
+const ToolParserInfo& Olmo3ToolFormat();
 const ToolParserInfo& MuseGlimmerToolFormat();
+const ToolParserInfo& RwkvToolFormat();
+const ToolParserInfo& CwmToolFormat();
 const ToolParserInfo& AutoToolFormat();
 
 }  // namespace tools
@@ -82,7 +88,10 @@ const std::vector<ToolParserInfo>& ToolParsers() {
       tools::ApertusToolFormat(),       tools::LlamaToolFormat(),
       tools::Gemma4ToolFormat(),        tools::HarmonyToolFormat(),
       tools::PythonicToolFormat(),      tools::Lfm2ToolFormat(),
-      tools::MuseGlimmerToolFormat(),   tools::AutoToolFormat(),
+      tools::MuseGlimmerToolFormat(),   tools::Plamo3ToolFormat(),
+      tools::InklingToolFormat(),       tools::FunctionGemmaToolFormat(),
+      tools::Olmo3ToolFormat(),         tools::RwkvToolFormat(),
+      tools::CwmToolFormat(),           tools::AutoToolFormat(),
   };
   return table;
 }

@@ -407,6 +407,11 @@ class TagParser final : public ToolParserCore {
       StartBody(entry);
       return false;
     }
+    if (BareCustomCall()) {  // custom_start is empty: the container's first bytes are its call
+      NextCall({});
+      StartBody({TagFamily::Action::kCustom, nullptr});
+      return false;
+    }
     if (region_has_call_ || !region_open()) {  // text after a call, or in a section: content
       if (region_open()) CloseRegion();
       state_ = State::kOutside;
@@ -414,6 +419,13 @@ class TagParser final : public ToolParserCore {
       state_ = State::kDiscard;
     }
     return false;
+  }
+
+  // Whether a custom call without a start marker begins here: the first call of the first
+  // container.
+  bool BareCustomCall() const {
+    return container_ == 0 && family_.def().custom != nullptr &&
+           family_.def().custom_start.empty() && !region_has_call_ && region_open();
   }
 
   bool StepBody(std::string_view rest, bool at_end, size_t& used) {
@@ -570,7 +582,9 @@ TagFamily::TagFamily(TagFamilyDef def) : def_(std::move(def)) {
     for (const XmlSyntax* syntax : container.calls) {
       inner.Add(syntax->start, Action::kXml, Compile(syntax, container.close));
     }
-    if (c == 0 && def_.custom != nullptr) inner.Add(def_.custom_start, Action::kCustom);
+    if (c == 0 && def_.custom != nullptr && !def_.custom_start.empty()) {
+      inner.Add(def_.custom_start, Action::kCustom);
+    }
     ContainerSets sets;
     sets.json = container.json;
     sets.section = container.section;

@@ -1,6 +1,6 @@
 // The tag-family engine shared by the tag group (hermes, qwen, step3p5, qwen3_xml, nemotron,
 // glm47, poolside_v1, minimax, seed_oss, minimax_m3, minicpm5, hy3, ling3, deepseek_v32,
-// kimi_k3).
+// kimi_k3, functiongemma, cwm).
 //
 // Every family of the group is a TagFamilyDef: which markers open a call in prose, which
 // container tag (e.g. `<tool_call>` … `</tool_call>`) holds calls, and which call bodies the
@@ -148,7 +148,9 @@ struct TagFamilyDef {
   bool container_json = false;                         // the container holds JSON envelopes
   std::vector<const XmlSyntax*> container_calls = {};  // XML calls inside the container
   bool container_section = false;                      // the container is a section
-  std::string_view custom_start = {};  // inside the container: a call read by `custom`
+  // Inside the container: a call read by `custom`. Empty: the container's first bytes after
+  // whitespace are that call (one per container, CWM's `<tool: LABEL>` body).
+  std::string_view custom_start = {};
   CustomDecoderFactory custom = nullptr;
   std::vector<const XmlSyntax*> bare_calls = {};  // XML calls in prose (committed on structure)
   bool bracket = false;                           // [Calling tool: NAME({…})]

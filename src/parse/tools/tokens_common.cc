@@ -181,6 +181,7 @@ void ListParser::OnReset() {
   keep_end_ = true;
   held_ = false;
   separated_ = false;
+  start_fenced_ = false;
   pending_.clear();
   name_.clear();
   list_.Reset(format_.keys);
@@ -264,6 +265,7 @@ size_t ListParser::Outside(std::string_view rest, bool at_end) {
   } else if (hit.id < format_.starts) {
     OpenRegion(marker);
     opening_ = Opening::kMarker;
+    start_fenced_ = false;
     if (marker.back() == '[') {
       StartList(Opening::kMarker);
     } else {
@@ -284,6 +286,10 @@ size_t ListParser::FenceHead(std::string_view rest) {
   language_ = kMaxLanguage + 1;  // the word is over
   n += CaptureSpace(rest.substr(n));
   if (n == rest.size()) return n;
+  if (start_fenced_) {  // a start_fence: the list or object follows as after the marker
+    state_ = State::kOpen;
+    return n;
+  }
   if (rest[n] != '[') {
     CancelRegion();  // not a call list: the fence is text
     state_ = State::kOutside;
@@ -294,9 +300,20 @@ size_t ListParser::FenceHead(std::string_view rest) {
   return n + 1;
 }
 
-size_t ListParser::Open(std::string_view rest) {
+size_t ListParser::Open(std::string_view rest, bool at_end) {
   size_t n = CaptureSpace(rest);
   if (n == rest.size()) return n;
+  if (!format_.start_fence.empty() && !start_fenced_) {
+    const MarkerMatch fence = MatchText(format_.start_fence, rest.substr(n), at_end);
+    if (fence.status == MarkerMatch::Status::kWait) return n;
+    if (fence.status == MarkerMatch::Status::kFound) {
+      Capture(rest.substr(n, fence.length));
+      start_fenced_ = true;
+      language_ = 0;
+      state_ = State::kFenceHead;
+      return n + fence.length;
+    }
+  }
   const char c = rest[n];
   if (c == '[' && format_.list) {
     Capture("[");
@@ -463,6 +480,15 @@ size_t ListParser::After(std::string_view rest, bool at_end) {
     ++n;
   if (region_open()) Capture(rest.substr(0, n));
   if (n == rest.size()) return n;
+  if (start_fenced_) {  // the start_fence closes first
+    const MarkerMatch fence = MatchText(format_.start_fence, rest.substr(n), at_end);
+    if (fence.status == MarkerMatch::Status::kWait) return n;
+    start_fenced_ = false;
+    if (fence.status == MarkerMatch::Status::kFound) {
+      if (region_open()) Capture(rest.substr(n, fence.length));
+      return n + fence.length;
+    }
+  }
   const MarkerMatch m = EndAt(rest.substr(n), at_end);
   if (m.status == MarkerMatch::Status::kWait) return n;
   if (m.status == MarkerMatch::Status::kFound) {
@@ -511,7 +537,7 @@ size_t ListParser::Step(std::string_view rest, bool at_end) {
     case State::kFenceHead:
       return FenceHead(rest);
     case State::kOpen:
-      return Open(rest);
+      return Open(rest, at_end);
     case State::kList:
       return List(rest);
     case State::kSingle:

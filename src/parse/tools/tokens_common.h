@@ -5,8 +5,8 @@
 //   JsonCallObject).
 // * ListParser — a whole family for "a JSON list of calls after a start marker, up to an
 //   optional end marker" (Apriel, Nemotron Nano v2, Command R7B, Firefunction v2, Apertus,
-//   Granite 3, GigaChat 3, xLAM, Llama): configured by a ListFormat. After the marker may also
-//   come call objects separated by a byte such as ';', or a Python call; without a marker,
+//   Granite 3, GigaChat 3, xLAM, Llama, RWKV): configured by a ListFormat. After the marker may
+//   also come call objects separated by a byte such as ';', or a Python call; without a marker,
 //   calls may open at the start of the output (a list, or an object held while its first key
 //   can be a call's), right after a marker that stays in the content (`</think>`), inside a
 //   code fence, or as `<function=NAME>{…}</function>`.
@@ -171,6 +171,10 @@ struct ListFormat {
   bool python = false;  // a Python call may follow a start marker
   std::string_view python_suffix = {};  // dropped from a Python call's name (".call")
   bool empty_is_text = false;           // a list without calls (`[]`) is text, not an empty block
+  // After a start marker (and whitespace), this fence opener and a language word may come
+  // before the list or object, and the same marker after it (RWKV's `**Tool Call:**` then a
+  // ```json fence). Empty: none.
+  std::string_view start_fence = {};
 };
 
 class ListParser : public TokenParser {
@@ -204,7 +208,7 @@ class ListParser : public TokenParser {
   size_t Start(std::string_view rest, bool at_end);
   size_t Outside(std::string_view rest, bool at_end);
   size_t FenceHead(std::string_view rest);
-  size_t Open(std::string_view rest);
+  size_t Open(std::string_view rest, bool at_end);
   void StartList(Opening opening);
   void StartObject(bool held);
   size_t List(std::string_view rest);
@@ -225,13 +229,14 @@ class ListParser : public TokenParser {
   const ListFormat& format_;
   State state_ = State::kOutside;
   Opening opening_ = Opening::kMarker;
-  size_t language_ = 0;     // kFenceHead: letters of the fence's language word read so far
-  bool keep_end_ = true;    // kDiscard: the end marker is given back with the failed text
-  bool held_ = false;       // kSingle: a bare object whose first key is not known yet
-  bool separated_ = false;  // kSeparator: the separator was read
-  std::string tag_;         // kTag: the tag read so far (text if it breaks off)
-  std::string pending_;     // kSeparator: what follows the object until the next byte decides
-  std::string name_;        // kName, kPython: the function name
+  size_t language_ = 0;        // kFenceHead: letters of the fence's language word read so far
+  bool keep_end_ = true;       // kDiscard: the end marker is given back with the failed text
+  bool held_ = false;          // kSingle: a bare object whose first key is not known yet
+  bool separated_ = false;     // kSeparator: the separator was read
+  bool start_fenced_ = false;  // a start_fence was opened after the start marker
+  std::string tag_;            // kTag: the tag read so far (text if it breaks off)
+  std::string pending_;        // kSeparator: what follows the object until the next byte decides
+  std::string name_;           // kName, kPython: the function name
   std::string scratch_;
   JsonCallList list_;
   JsonCallObject object_;
