@@ -21,6 +21,88 @@ TEST(ToolRegistry, EveryReferenceNameIsRegistered) {
   }
 }
 
+// Every tool-parser name of vLLM's registry (vllm/tool_parsers, late 2026: the union of its
+// recent tables) and of SGLang's ToolCallParserEnum resolves, so a deployment moved to crux
+// keeps its --tool-call-parser flag.
+TEST(ToolRegistry, EveryVllmAndSglangNameIsRegistered) {
+  const char* vllm[] = {"apertus",
+                        "cohere_command3",
+                        "cohere_command4",
+                        "deepseek_v3",
+                        "deepseek_v31",
+                        "deepseek_v32",
+                        "deepseek_v4",
+                        "dots",
+                        "ernie45",
+                        "functiongemma",
+                        "gemma4",
+                        "gigachat3",
+                        "glm45",
+                        "glm47",
+                        "granite",
+                        "granite-20b-fc",
+                        "granite4",
+                        "hermes",
+                        "hunyuan_a13b",
+                        "hy_v3",
+                        "hy_v4",
+                        "inkling",
+                        "internlm",
+                        "jamba",
+                        "kimi_k2",
+                        "kimi_k3",
+                        "lfm2",
+                        "ling3",
+                        "llama3_json",
+                        "llama4_json",
+                        "llama4_pythonic",
+                        "longcat",
+                        "mimo",
+                        "minicpm5",
+                        "minimax",
+                        "minimax_m2",
+                        "minimax_m3",
+                        "mistral",
+                        "muse_glimmer",
+                        "olmo3",
+                        "openai",
+                        "phi4_mini_json",
+                        "poolside_v1",
+                        "pythonic",
+                        "qwen3_coder",
+                        "qwen3_xml",
+                        "seed_oss",
+                        "solar_open2",
+                        "step3",
+                        "step3p5",
+                        "xlam"};
+  const char* sglang[] = {"apertus2509", "cohere_command4",
+                          "deepseekv3",  "deepseekv31",
+                          "deepseekv32", "deepseekv4",
+                          "dots",        "glm",
+                          "glm45",       "glm47",
+                          "gpt-oss",     "k2_horizon",
+                          "kimi_k2",     "kimi_k3",
+                          "lfm2",        "ling3",
+                          "llama3",      "mimo",
+                          "minicpm5",    "mistral",
+                          "muse",        "poolside_v1",
+                          "pythonic",    "qwen",
+                          "qwen25",      "qwen3_coder",
+                          "spark25",     "step3",
+                          "step3p5",     "minimax-m2",
+                          "minimax-m3",  "trinity",
+                          "interns1",    "hermes",
+                          "hunyuan",     "gigachat3",
+                          "gigachat35",  "gemma4",
+                          "inkling"};
+  for (const char* name : vllm)
+    EXPECT_NE(FindParserInfo(ToolParsers(), name), nullptr) << "vLLM " << name;
+  for (const char* name : sglang) {
+    EXPECT_NE(FindParserInfo(ToolParsers(), name), nullptr) << "SGLang " << name;
+  }
+}
+
 TEST(ToolRegistry, NamesAreUniqueAndEachCreatesAParser) {
   std::set<std::string_view> seen;
   for (const ToolParserInfo& info : ToolParsers()) {
