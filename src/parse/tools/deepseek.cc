@@ -32,18 +32,19 @@ namespace {
 const HeaderJsonFormat& Format() {
   using F = HeaderField;
   static const HeaderJsonFormat format(HeaderJsonSyntax{
-      .call_begin = "<｜tool▁call▁begin｜>",
-      .fields = {{.kind = F::Kind::kName, .text = F::Text::kWord},
-                 {.kind = F::Kind::kName,
-                  .begin = "<｜tool▁sep｜>",
-                  .optional = true,
-                  .text = F::Text::kWord}},
-      .bare_args = true,
-      .fence_open = {"```json", "```"},
-      .fence_close = "```",
-      .call_end = "<｜tool▁call▁end｜>",
+      .calls = {{.call_begin = "<｜tool▁call▁begin｜>",
+                 .fields = {{.kind = F::Kind::kName, .text = F::Text::kWord},
+                            {.kind = F::Kind::kName,
+                             .begin = "<｜tool▁sep｜>",
+                             .optional = true,
+                             .text = F::Text::kWord}},
+                 .bare_args = true,
+                 .fence_open = {"```json", "```"},
+                 .fence_close = "```",
+                 .call_end = "<｜tool▁call▁end｜>"}},
       .block_open = {"<｜tool▁calls▁begin｜>"},
       .block_close = {"<｜tool▁calls▁end｜>"},
+      .drop = {"<｜tool▁call▁end｜>"},
   });
   return format;
 }

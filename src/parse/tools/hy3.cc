@@ -80,7 +80,7 @@ const ToolParserInfo& Hy3ToolFormat() {
   };
   static const ToolParserInfo format{
       .name = "hy3",
-      .aliases = {"hunyuan"},
+      .aliases = {"hunyuan", "hy_v3"},
       .models = "Tencent Hy3, Hy3-preview",
       .format =
           "<tool_calls:opensource><tool_call:opensource>f<tool_sep:opensource>"

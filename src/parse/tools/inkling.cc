@@ -30,12 +30,13 @@ constexpr CallKeys kInklingKeys{.args = "args", .args_alt = {}, .args_required =
 
 const HeaderJsonFormat& Format() {
   static const HeaderJsonFormat format(HeaderJsonSyntax{
-      .call_begin = kMessage,
-      .fields = {{.kind = HeaderField::Kind::kName, .text = HeaderField::Text::kNameWord}},
-      .args_begin = kInvoke,
-      .call_end = kEnd,
-      .args_envelope = &kInklingKeys,
-      .drop = {"<|message_model|><|content_text|>", "<|content_model_end_sampling|>"},
+      .calls = {{.call_begin = kMessage,
+                 .fields = {{.kind = HeaderField::Kind::kName,
+                             .text = HeaderField::Text::kNameWord}},
+                 .args_begin = kInvoke,
+                 .call_end = kEnd,
+                 .args_envelope = &kInklingKeys}},
+      .drop = {kEnd, "<|message_model|><|content_text|>", "<|content_model_end_sampling|>"},
   });
   return format;
 }

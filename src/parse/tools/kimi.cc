@@ -21,13 +21,13 @@ namespace {
 
 const HeaderJsonFormat& Format() {
   static const HeaderJsonFormat format(HeaderJsonSyntax{
-      .call_begin = "<|tool_call_begin|>",
-      .fields = {{.kind = HeaderField::Kind::kNamingId}},
-      .args_begin = "<|tool_call_argument_begin|>",
-      .call_end = "<|tool_call_end|>",
+      .calls = {{.call_begin = "<|tool_call_begin|>",
+                 .fields = {{.kind = HeaderField::Kind::kNamingId}},
+                 .args_begin = "<|tool_call_argument_begin|>",
+                 .call_end = "<|tool_call_end|>"}},
       .block_open = {"<|tool_calls_section_begin|>", "<|tool_call_section_begin|>"},
       .block_close = {"<|tool_calls_section_end|>", "<|tool_call_section_end|>"},
-      .drop = {"<|tool_call_argument_begin|>"},
+      .drop = {"<|tool_call_argument_begin|>", "<|tool_call_end|>"},
   });
   return format;
 }

@@ -30,16 +30,16 @@ namespace {
 const HeaderJsonFormat& Format() {
   using F = HeaderField;
   static const HeaderJsonFormat format(HeaderJsonSyntax{
-      .call_begin = "[TOOL_CALLS]",
-      .fields = {{.kind = F::Kind::kName, .text = F::Text::kNameWord},
-                 {.kind = F::Kind::kId,
-                  .begin = "[CALL_ID]",
-                  .max = 64,
-                  .optional = true,
-                  .text = F::Text::kNameWord}},
-      .args_begin = "[ARGS]",
-      .bare_args = true,
-      .json_calls = true,
+      .calls = {{.call_begin = "[TOOL_CALLS]",
+                 .fields = {{.kind = F::Kind::kName, .text = F::Text::kNameWord},
+                            {.kind = F::Kind::kId,
+                             .begin = "[CALL_ID]",
+                             .max = 64,
+                             .optional = true,
+                             .text = F::Text::kNameWord}},
+                 .args_begin = "[ARGS]",
+                 .bare_args = true,
+                 .json_calls = JsonCalls::kListOrObject}},
       .id_length = 9,
   });
   return format;

@@ -34,13 +34,14 @@ constexpr std::string_view kGroupClose = "<|plamo:end_tool_requests:plamo|>";
 
 const HeaderJsonFormat& Format() {
   static const HeaderJsonFormat format(HeaderJsonSyntax{
-      .call_begin = kCallBegin,
-      .fields = {{.kind = HeaderField::Kind::kName, .text = HeaderField::Text::kNameWord}},
-      .args_begin = kArgsBegin,
-      .call_end = kCallEnd,
+      .calls = {{.call_begin = kCallBegin,
+                 .fields = {{.kind = HeaderField::Kind::kName,
+                             .text = HeaderField::Text::kNameWord}},
+                 .args_begin = kArgsBegin,
+                 .call_end = kCallEnd}},
       .block_open = {kGroupOpen},
       .block_close = {kGroupClose},
-      .drop = {"<|plamo:tag|>"},
+      .drop = {kCallEnd, "<|plamo:tag|>"},
   });
   return format;
 }

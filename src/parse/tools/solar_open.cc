@@ -19,12 +19,13 @@ namespace {
 
 const HeaderJsonFormat& Format() {
   static const HeaderJsonFormat format(HeaderJsonSyntax{
-      .call_begin = "<|tool_call:begin|>",
-      .fields = {{.kind = HeaderField::Kind::kId, .max = 64},
-                 {.kind = HeaderField::Kind::kName, .begin = "<|tool_call:name|>"}},
-      .args_begin = "<|tool_call:args|>",
-      .call_end = "<|tool_call:end|>",
-      .drop = {"<|tool_calls|>", "<|calls|>", "<|content|>", "<|end|>", "<|begin|>assistant"},
+      .calls = {{.call_begin = "<|tool_call:begin|>",
+                 .fields = {{.kind = HeaderField::Kind::kId, .max = 64},
+                            {.kind = HeaderField::Kind::kName, .begin = "<|tool_call:name|>"}},
+                 .args_begin = "<|tool_call:args|>",
+                 .call_end = "<|tool_call:end|>"}},
+      .drop = {"<|tool_call:end|>", "<|tool_calls|>", "<|calls|>", "<|content|>", "<|end|>",
+               "<|begin|>assistant"},
   });
   return format;
 }
