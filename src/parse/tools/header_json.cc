@@ -467,9 +467,8 @@ std::vector<HeaderJsonFormat::HeaderMarker> HeaderRoles(const HeaderJsonSyntax& 
 }  // namespace
 
 HeaderJsonFormat::HeaderJsonFormat(HeaderJsonSyntax syntax) : syntax_(std::move(syntax)) {
-  using Role = OutsideMarker::Role;
   std::vector<std::string> outside;
-  const auto add = [&](const std::vector<std::string_view>& markers, Role role) {
+  const auto add = [&](const std::vector<std::string_view>& markers, OutsideRole role) {
     for (std::string_view m : markers) {
       if (m.empty()) continue;
       outside.emplace_back(m);
@@ -485,7 +484,7 @@ HeaderJsonFormat::HeaderJsonFormat(HeaderJsonSyntax syntax) : syntax_(std::move(
       start_call_ = i;
     } else {
       outside.emplace_back(c.call_begin);
-      outside_roles_.push_back({Role::kCall, i});
+      outside_roles_.push_back({OutsideRole::kCall, i});
     }
     std::vector<std::string> header;
     std::vector<HeaderMarker> roles = HeaderRoles(syntax_, c, header);
@@ -495,10 +494,10 @@ HeaderJsonFormat::HeaderJsonFormat(HeaderJsonSyntax syntax) : syntax_(std::move(
                         .after = text::MarkerSet(Strings({{c.call_end, c.fence_close}})),
                         .discard = text::MarkerSet(Strings({{c.call_end}, CallBegins(syntax_)}))});
   }
-  add(syntax_.block_open, Role::kBlockOpen);
-  add(syntax_.block_close, Role::kBlockClose);
-  add(syntax_.drop, Role::kDrop);
-  add(syntax_.drop_word, Role::kDropWord);
+  add(syntax_.block_open, OutsideRole::kBlockOpen);
+  add(syntax_.block_close, OutsideRole::kBlockClose);
+  add(syntax_.drop, OutsideRole::kDrop);
+  add(syntax_.drop_word, OutsideRole::kDropWord);
   outside_ = text::MarkerSet(outside);
 }
 
