@@ -13,110 +13,15 @@
 #include "parse/tools/other_common.h"
 
 namespace crux::parse::tools {
-namespace {
-
-constexpr std::string_view kOpen = "<|tool_call_start|>";
-constexpr std::string_view kClose = "<|tool_call_end|>";
-
-class Lfm2Parser final : public CallListParser {
- public:
-  explicit Lfm2Parser(const ToolParserOptions& options) : CallListParser(options) {}
-
- private:
-  enum class State : uint8_t { kOutside, kListStart, kList, kAfterList, kDiscard };
-
-  static const text::MarkerSet& OpenMarker() {
-    static const text::MarkerSet set{kOpen};
-    return set;
-  }
-  static const text::MarkerSet& CloseMarker() {
-    static const text::MarkerSet set{kClose};
-    return set;
-  }
-
-  void OnReset() override { state_ = State::kOutside; }
-
-  size_t Process(std::string_view text, bool at_end) override {
-    return RunSteps(text, [&](std::string_view rest) {
-      size_t n = 0;
-      switch (state_) {
-        case State::kOutside:
-          n = Outside(rest, at_end);
-          break;
-        case State::kListStart:
-          n = ListStart(rest);
-          break;
-        case State::kList:
-          n = InList(rest);
-          break;
-        case State::kAfterList:
-          n = AfterList(rest, at_end);
-          break;
-        case State::kDiscard:
-          n = Discard(rest, at_end);
-          break;
-      }
-      return n;
-    });
-  }
-
-  size_t Outside(std::string_view rest, bool at_end) {
-    const text::ScanResult hit = OpenMarker().Scan(rest, at_end);
-    Content(rest.substr(0, hit.pos));
-    if (hit.status != text::ScanStatus::kFound) return hit.pos == 0 ? kHold : hit.pos;
-    OpenRegion(kOpen);
-    state_ = State::kListStart;
-    return hit.pos + hit.length;
-  }
-
-  size_t ListStart(std::string_view rest) {
-    if (text::IsSpace(rest[0])) {
-      Capture(rest.substr(0, 1));
-      return 1;
-    }
-    const bool bracketed = rest[0] == '[';
-    if (bracketed) Capture("[");
-    StartList(bracketed, /*json_items=*/true);
-    state_ = State::kList;
-    return bracketed ? 1 : 0;
-  }
-
-  size_t InList(std::string_view rest) {
-    ListStatus status = ListStatus::kInList;
-    const size_t n = ListStep(rest, status);
-    if (status == ListStatus::kFailed) state_ = State::kDiscard;
-    if (status == ListStatus::kEnded) state_ = State::kAfterList;
-    return n;
-  }
-
-  // After the list: whitespace, then the end marker; anything else is content.
-  size_t AfterList(std::string_view rest, bool at_end) {
-    if (text::IsSpace(rest[0])) return 1;
-    const text::ScanResult hit = CloseMarker().Scan(rest, at_end);
-    if (hit.pos == 0 && hit.status == text::ScanStatus::kPartial) return kHold;
-    state_ = State::kOutside;
-    if (region_open()) CloseRegion();
-    return hit.pos == 0 && hit.status == text::ScanStatus::kFound ? hit.length : 0;
-  }
-
-  // A malformed call: captured up to the end marker, then returned as content.
-  size_t Discard(std::string_view rest, bool at_end) {
-    const text::ScanResult hit = CloseMarker().Scan(rest, at_end);
-    Capture(rest.substr(0, hit.pos));
-    if (hit.status != text::ScanStatus::kFound) return hit.pos == 0 ? kHold : hit.pos;
-    Capture(kClose);
-    CancelRegion();
-    state_ = State::kOutside;
-    return hit.pos + hit.length;
-  }
-
-  State state_ = State::kOutside;
-};
-
-}  // namespace
 
 std::unique_ptr<ToolParser> MakeLfm2Parser(const ToolParserOptions& options) {
-  return std::make_unique<Lfm2Parser>(options);
+  static const PythonListFormat format{
+      .open = "<|tool_call_start|>",
+      .close = "<|tool_call_end|>",
+      .optional_brackets = true,
+      .json_items = true,
+  };
+  return MakePythonListParser(options, format);
 }
 
 const ToolParserInfo& Lfm2ToolFormat() {

@@ -416,16 +416,7 @@ bool CanStartEnvelope(std::string_view first_key, bool complete) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// CallListParser
-
-void CallListParser::StartList(bool bracketed, bool json_items, bool line_items) {
-  item_ = Item::kStart;
-  bracketed_ = bracketed;
-  json_items_ = json_items;
-  line_items_ = line_items;
-  name_.clear();
-  pending_.clear();
-}
+// PythonListParser
 
 int CallListAt(std::string_view rest, bool at_end) {
   size_t i = 1;  // after '['
@@ -439,21 +430,178 @@ int CallListAt(std::string_view rest, bool at_end) {
   return rest[i] == '(' && i > start ? 1 : -1;
 }
 
-size_t CallListParser::Fail(ListStatus& status) {
+namespace {
+
+// Runs a PythonListFormat: outside a block, the block's start (and the wrappers to drop); in
+// it, the list's items; after it, the end marker; after a malformed item, the rest of the block.
+class PythonListParser final : public ToolParserCore {
+ public:
+  PythonListParser(const ToolParserOptions& options, const PythonListFormat& format)
+      : ToolParserCore(options),
+        format_(format),
+        outside_(OutsideMarkers(format)),
+        close_(format.close.empty() ? text::MarkerSet() : text::MarkerSet{format.close}) {}
+
+ private:
+  enum class State : uint8_t { kOutside, kListStart, kList, kAfterList, kDiscard };
+  enum class ListStatus : uint8_t {
+    kInList,  // more list bytes expected
+    kEnded,   // the list ended (after its ']', or unbracketed, before the next non-',' byte)
+    kFailed,  // a malformed item; its region is open, holding its raw text
+  };
+  enum class Item : uint8_t { kStart, kName, kPython, kJson, kAfter };
+
+  // The block's start (a bare '[' when `open` is empty) is id 0; the wrappers follow.
+  static text::MarkerSet OutsideMarkers(const PythonListFormat& format) {
+    std::vector<std::string> markers{std::string(format.open.empty() ? "[" : format.open)};
+    for (const std::string_view drop : format.drop)
+      markers.emplace_back(drop);
+    return text::MarkerSet(markers);
+  }
+
+  void OnReset() override { state_ = State::kOutside; }
+  size_t Process(std::string_view text, bool at_end) override;
+  size_t Outside(std::string_view rest, bool at_end);
+  size_t ListStart(std::string_view rest);
+  size_t InList(std::string_view rest);
+  size_t AfterList(std::string_view rest, bool at_end);
+  size_t Discard(std::string_view rest, bool at_end);
+
+  // The list, from just after its opening.
+  void StartList(bool bracketed);
+  size_t ListStep(std::string_view rest, ListStatus& status);
+  size_t ItemStart(std::string_view rest, ListStatus& status);
+  size_t AfterItem(std::string_view rest, ListStatus& status);
+  size_t NameStep(std::string_view rest, ListStatus& status);
+  size_t PythonStep(std::string_view rest, ListStatus& status);
+  size_t JsonStep(std::string_view rest, ListStatus& status);
+  size_t Fail(ListStatus& status);
+  void ItemDone();
+
+  const PythonListFormat& format_;
+  const text::MarkerSet outside_;
+  const text::MarkerSet close_;
+  State state_ = State::kOutside;
+  Item item_ = Item::kStart;
+  bool bracketed_ = true;
+  std::string name_;
+  std::string pending_;  // separators after an item
+  std::string scratch_;
+  PythonArgs python_;
+  JsonCallObject envelope_;
+};
+
+size_t PythonListParser::Process(std::string_view text, bool at_end) {
+  return RunSteps(text, [&](std::string_view rest) {
+    switch (state_) {
+      case State::kOutside:
+        return Outside(rest, at_end);
+      case State::kListStart:
+        return ListStart(rest);
+      case State::kList:
+        return InList(rest);
+      case State::kAfterList:
+        return AfterList(rest, at_end);
+      case State::kDiscard:
+        return Discard(rest, at_end);
+    }
+    return kHold;
+  });
+}
+
+size_t PythonListParser::Outside(std::string_view rest, bool at_end) {
+  const text::ScanResult hit = outside_.Scan(rest, at_end);
+  Content(rest.substr(0, hit.pos));
+  if (hit.status != text::ScanStatus::kFound) return hit.pos == 0 ? kHold : hit.pos;
+  if (hit.id != 0) return hit.pos + hit.length;  // a wrapper, dropped
+  if (!format_.open.empty()) {
+    OpenRegion(format_.open);
+    state_ = State::kListStart;
+    return hit.pos + hit.length;
+  }
+  const int list = CallListAt(rest.substr(hit.pos), at_end);
+  if (list == 0) return hit.pos == 0 ? kHold : hit.pos;
+  if (list < 0) {
+    Content("[");
+    return hit.pos + 1;
+  }
+  OpenRegion("[");
+  StartList(/*bracketed=*/true);
+  return hit.pos + 1;
+}
+
+// After the start marker: whitespace, then the list ('[' or, where optional, its first item).
+size_t PythonListParser::ListStart(std::string_view rest) {
+  if (text::IsSpace(rest[0])) {
+    Capture(rest.substr(0, 1));
+    return 1;
+  }
+  const bool bracketed = rest[0] == '[';
+  if (!bracketed && !format_.optional_brackets) {
+    state_ = State::kDiscard;
+    return 0;
+  }
+  if (bracketed) Capture("[");
+  StartList(bracketed);
+  return bracketed ? 1 : 0;
+}
+
+size_t PythonListParser::InList(std::string_view rest) {
+  ListStatus status = ListStatus::kInList;
+  const size_t n = ListStep(rest, status);
+  const bool has_close = !format_.open.empty();
+  if (status == ListStatus::kFailed) {
+    if (!has_close) CancelRegion();
+    state_ = has_close ? State::kDiscard : State::kOutside;
+  }
+  if (status == ListStatus::kEnded) state_ = has_close ? State::kAfterList : State::kOutside;
+  return n;
+}
+
+// After the list: whitespace, then the end marker; anything else is content.
+size_t PythonListParser::AfterList(std::string_view rest, bool at_end) {
+  if (text::IsSpace(rest[0])) return 1;
+  const text::ScanResult hit = close_.Scan(rest, at_end);
+  if (hit.pos == 0 && hit.status == text::ScanStatus::kPartial) return kHold;
+  state_ = State::kOutside;
+  if (region_open()) CloseRegion();
+  return hit.pos == 0 && hit.status == text::ScanStatus::kFound ? hit.length : 0;
+}
+
+// A malformed call: captured up to the end marker, then returned as content.
+size_t PythonListParser::Discard(std::string_view rest, bool at_end) {
+  const text::ScanResult hit = close_.Scan(rest, at_end);
+  Capture(rest.substr(0, hit.pos));
+  if (hit.status != text::ScanStatus::kFound) return hit.pos == 0 ? kHold : hit.pos;
+  Capture(format_.close);
+  CancelRegion();
+  state_ = State::kOutside;
+  return hit.pos + hit.length;
+}
+
+void PythonListParser::StartList(bool bracketed) {
+  state_ = State::kList;
+  item_ = Item::kStart;
+  bracketed_ = bracketed;
+  name_.clear();
+  pending_.clear();
+}
+
+size_t PythonListParser::Fail(ListStatus& status) {
   if (!region_open()) OpenRegion(pending_);
   pending_.clear();
   status = ListStatus::kFailed;
   return 0;
 }
 
-void CallListParser::ItemDone() {
+void PythonListParser::ItemDone() {
   EndCall();
   CloseRegion();
   pending_.clear();
   item_ = Item::kAfter;
 }
 
-size_t CallListParser::ItemStart(std::string_view rest, ListStatus& status) {
+size_t PythonListParser::ItemStart(std::string_view rest, ListStatus& status) {
   const char c = rest[0];
   if (text::IsSpace(c)) {
     if (region_open()) {
@@ -469,7 +617,7 @@ size_t CallListParser::ItemStart(std::string_view rest, ListStatus& status) {
     status = ListStatus::kEnded;
     return 1;
   }
-  if (!IsNameStart(c) && !(c == '{' && json_items_)) return Fail(status);
+  if (!IsNameStart(c) && !(c == '{' && format_.json_items)) return Fail(status);
   if (!region_open()) OpenRegion(pending_);
   pending_.clear();
   if (c == '{') {
@@ -482,7 +630,7 @@ size_t CallListParser::ItemStart(std::string_view rest, ListStatus& status) {
   return 0;
 }
 
-size_t CallListParser::AfterItem(std::string_view rest, ListStatus& status) {
+size_t PythonListParser::AfterItem(std::string_view rest, ListStatus& status) {
   const char c = rest[0];
   if (text::IsSpace(c)) {
     pending_.push_back(c);
@@ -498,8 +646,8 @@ size_t CallListParser::AfterItem(std::string_view rest, ListStatus& status) {
     status = ListStatus::kEnded;
     return 1;
   }
-  const bool json_item = c == '{' && json_items_;
-  if (line_items_ && (IsNameStart(c) || json_item) && pending_.find('\n') != std::string::npos) {
+  const bool item = IsNameStart(c) || (c == '{' && format_.json_items);
+  if (format_.line_items && item && pending_.find('\n') != std::string::npos) {
     item_ = Item::kStart;  // the next item, on a line of its own; the newline is its separator
     return 0;
   }
@@ -510,54 +658,70 @@ size_t CallListParser::AfterItem(std::string_view rest, ListStatus& status) {
   return 0;
 }
 
-size_t CallListParser::ListStep(std::string_view rest, ListStatus& status) {
+size_t PythonListParser::NameStep(std::string_view rest, ListStatus& status) {
+  size_t i = 0;
+  while (i < rest.size() && IsNameByte(rest[i]) && name_.size() + i < kMaxNameLength)
+    ++i;
+  name_.append(rest.substr(0, i));
+  Capture(rest.substr(0, i));
+  if (i == rest.size()) return i;
+  if (rest[i] != '(') return i + Fail(status);
+  Capture(rest.substr(i, 1));
+  python_.Reset();
+  item_ = Item::kPython;
+  return i + 1;
+}
+
+size_t PythonListParser::PythonStep(std::string_view rest, ListStatus& status) {
+  size_t n = 0;
+  scratch_.clear();
+  const PythonArgs::Status st = python_.Feed(rest, n, scratch_);
+  Capture(rest.substr(0, n));
+  // Output first, then the error: the call begins at the same byte however text is cut.
+  if (!scratch_.empty()) {
+    if (!call_begun()) BeginCall(name_);
+    Args(scratch_);
+  }
+  if (st == PythonArgs::Status::kError) return n + Fail(status);
+  if (st == PythonArgs::Status::kDone) ItemDone();
+  return n;
+}
+
+size_t PythonListParser::JsonStep(std::string_view rest, ListStatus& status) {
+  size_t n = 0;
+  const JsonCallObject::Status st = envelope_.Feed(rest, n, *this);
+  Capture(rest.substr(0, n));
+  if (st == JsonCallObject::Status::kError) return n + Fail(status);
+  if (st == JsonCallObject::Status::kDone) {
+    CloseRegion();
+    pending_.clear();
+    item_ = Item::kAfter;
+  }
+  return n;
+}
+
+size_t PythonListParser::ListStep(std::string_view rest, ListStatus& status) {
   status = ListStatus::kInList;
   switch (item_) {
     case Item::kStart:
       return ItemStart(rest, status);
     case Item::kAfter:
       return AfterItem(rest, status);
-    case Item::kName: {
-      size_t i = 0;
-      while (i < rest.size() && IsNameByte(rest[i]) && name_.size() + i < kMaxNameLength)
-        ++i;
-      name_.append(rest.substr(0, i));
-      Capture(rest.substr(0, i));
-      if (i == rest.size()) return i;
-      if (rest[i] != '(') return i + Fail(status);
-      Capture(rest.substr(i, 1));
-      python_.Reset();
-      item_ = Item::kPython;
-      return i + 1;
-    }
-    case Item::kPython: {
-      size_t n = 0;
-      scratch_.clear();
-      const PythonArgs::Status st = python_.Feed(rest, n, scratch_);
-      Capture(rest.substr(0, n));
-      // Output first, then the error: the call begins at the same byte however text is cut.
-      if (!scratch_.empty()) {
-        if (!call_begun()) BeginCall(name_);
-        Args(scratch_);
-      }
-      if (st == PythonArgs::Status::kError) return n + Fail(status);
-      if (st == PythonArgs::Status::kDone) ItemDone();
-      return n;
-    }
-    case Item::kJson: {
-      size_t n = 0;
-      const JsonCallObject::Status st = envelope_.Feed(rest, n, *this);
-      Capture(rest.substr(0, n));
-      if (st == JsonCallObject::Status::kError) return n + Fail(status);
-      if (st == JsonCallObject::Status::kDone) {
-        CloseRegion();
-        pending_.clear();
-        item_ = Item::kAfter;
-      }
-      return n;
-    }
+    case Item::kName:
+      return NameStep(rest, status);
+    case Item::kPython:
+      return PythonStep(rest, status);
+    case Item::kJson:
+      return JsonStep(rest, status);
   }
   return 0;
+}
+
+}  // namespace
+
+std::unique_ptr<ToolParser> MakePythonListParser(const ToolParserOptions& options,
+                                                 const PythonListFormat& format) {
+  return std::make_unique<PythonListParser>(options, format);
 }
 
 // ---------------------------------------------------------------------------------------------

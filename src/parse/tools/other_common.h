@@ -1,8 +1,8 @@
 // Helpers shared by the families of the "other" group (llama, gemma4, harmony, pythonic, lfm2,
 // muse_glimmer, auto): streaming Python keyword arguments → JSON, a top-level key tracker for
-// JSON envelopes, the Python call-list base class, and the family detection (detect.cc, its
-// tables built from the formats' declarations). Also the parser factories of the group's
-// families (one .cc file per family, beside its declaration).
+// JSON envelopes, the Python call-list declaration and its parser, and the family detection
+// (detect.cc, its tables built from the formats' declarations). Also the parser factories of the
+// group's families (one .cc file per family, beside its declaration).
 #pragma once
 
 #include <cstddef>
@@ -112,47 +112,34 @@ class JsonKeyTracker {
   std::string first_key_;
 };
 
-// Base of the families whose calls form a Python-style list `[f(a=1), g(b="x")]` (pythonic,
-// lfm2, olmo3): parses the list from just after its opening; the family handles what surrounds it.
-// Items are Python calls (arguments streamed by PythonArgs; the call begins with its first
-// argument, so `[see(figure 1)]` never shows a call) or, where allowed, JSON envelopes. Each
-// item is a region of its own; the separators before an item belong to its region.
-class CallListParser : public ToolParserCore {
- public:
-  using ToolParserCore::ToolParserCore;
-
- protected:
-  enum class ListStatus : uint8_t {
-    kInList,  // more list bytes expected
-    kEnded,   // the list ended (after its ']', or unbracketed, before the next non-',' byte)
-    kFailed,  // a malformed item; its region is open, holding its raw text
-  };
-
-  // Starts a list; the region of the first item is open. With `line_items`, a newline also
-  // separates items (Olmo 3 writes one call per line, without commas).
-  void StartList(bool bracketed, bool json_items, bool line_items = false);
-  // Consumes list bytes from `rest` (not empty); returns kHold when it needs more bytes
-  // before consuming any.
-  size_t ListStep(std::string_view rest, ListStatus& status);
-
- private:
-  enum class Item : uint8_t { kStart, kName, kPython, kJson, kAfter };
-
-  size_t ItemStart(std::string_view rest, ListStatus& status);
-  size_t AfterItem(std::string_view rest, ListStatus& status);
-  size_t Fail(ListStatus& status);
-  void ItemDone();
-
-  Item item_ = Item::kStart;
-  bool bracketed_ = true;
-  bool json_items_ = false;
-  bool line_items_ = false;
-  std::string name_;
-  std::string pending_;  // separators after an item
-  std::string scratch_;
-  PythonArgs python_;
-  JsonCallObject envelope_;
+// A family whose calls form a Python-style list `[f(a=1), g(b="x")]` (pythonic, lfm2, olmo3),
+// as data; MakePythonListParser runs any such declaration. Items are Python calls (keyword
+// arguments streamed by PythonArgs; a call begins with its first argument, so `[see(figure 1)]`
+// never shows a call) or, where allowed, JSON envelopes. Each item is a region of its own; the
+// separators before an item belong to its region. Calls already complete stay calls.
+//  - `open` empty: a bare '[' followed by whitespace, a name and '(' opens the list anywhere in
+//    the text (the bytes from '[' are held until that is decided; `[1, 2]` is content) and the
+//    list's ']' ends the block. A malformed item is returned as content at once (with the
+//    separators before it, or the '[' for the first item); the bytes after it are read as
+//    text again.
+//  - `open` set: the block starts at the marker; the list follows after whitespace and ends
+//    with `close` (whitespace before it is dropped; other bytes end the block and are
+//    content). A malformed item is returned as content with the whole block up to and
+//    including `close`; a missing `close` is tolerated.
+struct PythonListFormat {
+  std::string_view open = {};               // the block's start marker; empty: a bare call list
+  std::string_view close = {};              // the block's end marker (used only with `open`)
+  std::vector<std::string_view> drop = {};  // wrappers removed where they occur outside a block
+  // After `open`, the list may come without '[' … ']' (its items then end at the first byte that
+  // is neither an item nor a separator). Otherwise a block without '[' is malformed.
+  bool optional_brackets = false;
+  bool json_items = false;  // an item may be a JSON envelope {"name": …, "arguments": …}
+  bool line_items = false;  // a newline separates items, like a comma (one call a line)
 };
+
+// `format` must outlive the parser (a static declaration).
+std::unique_ptr<ToolParser> MakePythonListParser(const ToolParserOptions& options,
+                                                 const PythonListFormat& format);
 
 // Returns 1 when `rest` (starting at '[') opens a Python call list — '[', whitespace, a name,
 // '(' —, -1 when it cannot, 0 when more bytes are needed.

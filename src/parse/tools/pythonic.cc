@@ -16,61 +16,10 @@
 #include "parse/tools/other_common.h"
 
 namespace crux::parse::tools {
-namespace {
-
-constexpr std::string_view kPythonStart = "<|python_start|>";
-constexpr std::string_view kPythonEnd = "<|python_end|>";
-
-class PythonicParser final : public CallListParser {
- public:
-  explicit PythonicParser(const ToolParserOptions& options) : CallListParser(options) {}
-
- private:
-  static const text::MarkerSet& Markers() {
-    static const text::MarkerSet set{"[", kPythonStart, kPythonEnd};
-    return set;
-  }
-
-  void OnReset() override { in_list_ = false; }
-
-  size_t Process(std::string_view text, bool at_end) override {
-    return RunSteps(text, [&](std::string_view rest) {
-      return in_list_ ? InList(rest) : Outside(rest, at_end);
-    });
-  }
-
-  size_t Outside(std::string_view rest, bool at_end) {
-    const text::ScanResult hit = Markers().Scan(rest, at_end);
-    Content(rest.substr(0, hit.pos));
-    if (hit.status != text::ScanStatus::kFound) return hit.pos == 0 ? kHold : hit.pos;
-    if (hit.length > 1) return hit.pos + hit.length;  // <|python_start|> / <|python_end|>
-    const int list = CallListAt(rest.substr(hit.pos), at_end);
-    if (list == 0) return hit.pos == 0 ? kHold : hit.pos;
-    if (list < 0) {
-      Content("[");
-      return hit.pos + 1;
-    }
-    OpenRegion("[");
-    StartList(/*bracketed=*/true, /*json_items=*/false);
-    in_list_ = true;
-    return hit.pos + 1;
-  }
-
-  size_t InList(std::string_view rest) {
-    ListStatus status = ListStatus::kInList;
-    const size_t n = ListStep(rest, status);
-    if (status == ListStatus::kFailed) CancelRegion();
-    if (status != ListStatus::kInList) in_list_ = false;
-    return n;
-  }
-
-  bool in_list_ = false;
-};
-
-}  // namespace
 
 std::unique_ptr<ToolParser> MakePythonicParser(const ToolParserOptions& options) {
-  return std::make_unique<PythonicParser>(options);
+  static const PythonListFormat format{.drop = {"<|python_start|>", "<|python_end|>"}};
+  return MakePythonListParser(options, format);
 }
 
 const ToolParserInfo& PythonicToolFormat() {
