@@ -21,9 +21,10 @@
 // tells whether it is the only one.
 // Tags are `name="…"` first, then further attributes (XML-escaped values). Deviation: a call
 // whose `</｜DSML｜invoke>` is missing is ended by its block's closing tag (as MiniMax's).
-// The blocks are sections of the tag engine (tags_common.h): their tags and the whitespace
-// between their calls are dropped; a malformed call inside one is returned as content up to
-// its `</｜DSML｜invoke>`, the block's tags left out.
+// The blocks are sections of the tag engine (tags_common.h): when a block's first call is
+// good, its tags and the whitespace between its calls are dropped and a later malformed call
+// is returned as content up to its `</｜DSML｜invoke>`; a block without a good first call is
+// content, tags included.
 #include <memory>
 
 #include "crux/parse/call_grammar.h"

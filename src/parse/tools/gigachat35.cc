@@ -9,9 +9,10 @@
 // Read from vLLM's gigachat35 parser, its tests and SGLang's GigaChat35Detector. A parameter's
 // type is the tool schema's when it declares one, else `string="true"` means a verbatim string
 // and anything else JSON (kept as a string when it is not valid JSON). The
-// block is a section of the tag engine (tags_common.h), as DeepSeek DSML's: its tags and the
-// whitespace between calls are dropped, a malformed call is returned as content up to its
-// `</｜GCML｜invoke>`. `</s>` (the end of turn) and everything after it are dropped.
+// block is a section of the tag engine (tags_common.h), as DeepSeek DSML's: after a good first
+// call its tags and the whitespace between calls are dropped, a malformed call is returned as
+// content up to its `</｜GCML｜invoke>`; a block without a good first call is content, tags
+// included. `</s>` (the end of turn) and everything after it are dropped.
 // Deviations: a call whose `</｜GCML｜invoke>` is missing is ended by the block's closing tag;
 // an unterminated call at the end of the output is content (the reference parses to the end);
 // calls to undeclared tools are reported, not dropped; a parameter without the string flag is

@@ -13,9 +13,10 @@
 // when their closing tag arrives. Ids are generated (`index` is a per-turn counter).
 // The response / tools / message wrappers and `<|end_of_msg|>` are dropped from content; the
 // think section belongs to the reasoning parser. A call outside a tools section is accepted.
-// The tools section is a section of the tag engine (tags_common.h): whitespace between its
-// calls is dropped too, and a malformed call inside it is returned as content up to its
-// `<|close|>call<|sep|>`. Tags are the name attribute (`tool`, `key`) first, then others.
+// The tools section is a section of the tag engine (tags_common.h): after a good first call,
+// whitespace between its calls is dropped too, and a malformed call inside it is returned as
+// content up to its `<|close|>call<|sep|>`; a section without a good first call is content,
+// its tags included. Tags are the name attribute (`tool`, `key`) first, then others.
 // Deviation: a call whose `<|close|>call<|sep|>` is missing is ended by the section's close.
 #include <memory>
 

@@ -270,6 +270,13 @@ class TagParser final : public ToolParserCore {
 
  private:
   enum class State : uint8_t { kOutside, kContainer, kBody, kDiscard, kEnd };
+  // What a section's tags are (tags_common.h), decided by its first call: until then its open
+  // tag and the whitespace after it are held in the first call's region.
+  enum class Section : uint8_t {
+    kPending,  // no call decided yet
+    kFraming,  // the first call succeeded: tags and whitespace between calls are dropped
+    kLiteral,  // the first call was malformed: tags and whitespace are content
+  };
 
   // Ids: a cancelled call's id goes to the next call, as its index does. Whether a malformed
   // call began before its error showed can depend on where the deltas were cut (JsonCallObject
@@ -295,6 +302,8 @@ class TagParser final : public ToolParserCore {
     state_ = State::kOutside;
     in_container_ = false;
     region_has_call_ = false;
+    section_ = Section::kPending;
+    literal_close_ = false;
     body_ = nullptr;
     dedup_.Reset();
     spare_id_.clear();
@@ -355,10 +364,12 @@ class TagParser final : public ToolParserCore {
     const TagFamily::Entry& entry = family_.outside_entry(hit.id);
     switch (entry.action) {
       case TagFamily::Action::kContainer:
-        if (!family_.section(entry.container)) OpenRegion(marker);  // a section's is dropped
+        OpenRegion(marker);  // a section's is held until its first call decides
         in_container_ = true;
         container_ = entry.container;
         region_has_call_ = false;
+        section_ = Section::kPending;
+        literal_close_ = false;
         state_ = State::kContainer;
         break;
       case TagFamily::Action::kXml:
@@ -372,16 +383,25 @@ class TagParser final : public ToolParserCore {
       case TagFamily::Action::kEndOfTurn:
         state_ = State::kEnd;
         break;
-      default:  // kDrop
+      default:  // kDrop; the closing tag of a section given back as content is content
+        if (literal_close_ && marker == family_.close(container_)) {
+          Content(marker);
+          literal_close_ = false;
+        }
         break;
     }
     return false;
   }
 
-  // Inside a container, between calls. In a section no region is open here.
+  // Inside a container, between calls. In a section a region is open here only while its
+  // first call is pending (it holds the open tag).
   bool StepContainer(std::string_view rest, bool at_end, size_t& used) {
     used = CountSpace(rest);
-    if (region_open()) Capture(rest.substr(0, used));
+    if (region_open()) {
+      Capture(rest.substr(0, used));
+    } else if (section_ == Section::kLiteral) {
+      Content(rest.substr(0, used));
+    }
     if (used == rest.size()) return true;
     const std::string_view next = rest.substr(used);
     if (family_.container_json(container_) && next[0] == '{') {
@@ -396,11 +416,7 @@ class TagParser final : public ToolParserCore {
       used += hit.length;
       const TagFamily::Entry& entry = family_.inner_entry(container_, hit.id);
       if (entry.action == TagFamily::Action::kContainerClose) {
-        if (region_open()) {
-          Capture(marker);
-          CloseRegion();
-        }
-        state_ = State::kOutside;
+        CloseContainer(marker);
         return false;
       }
       NextCall(marker);
@@ -412,13 +428,32 @@ class TagParser final : public ToolParserCore {
       StartBody({TagFamily::Action::kCustom, nullptr});
       return false;
     }
-    if (region_has_call_ || !region_open()) {  // text after a call, or in a section: content
+    if (family_.section(container_) && (region_open() || section_ == Section::kLiteral)) {
+      if (region_open()) Cancel();  // other text before a call: the section was not one
+      literal_close_ = true;        // its closing tag, if it comes, is content too
+      state_ = State::kOutside;
+    } else if (region_has_call_ || !region_open()) {  // text after a call, or in a section
       if (region_open()) CloseRegion();
       state_ = State::kOutside;
     } else {
       state_ = State::kDiscard;
     }
     return false;
+  }
+
+  // The container's closing tag `marker`. It ends the region of a container's last call; a
+  // section's is dropped after a good first call, else content with the section's open tag.
+  void CloseContainer(std::string_view marker) {
+    if (family_.section(container_) && section_ == Section::kLiteral) {
+      Content(marker);
+    } else if (family_.section(container_) && region_open()) {  // an empty section
+      Capture(marker);
+      Cancel();
+    } else if (region_open()) {
+      Capture(marker);
+      CloseRegion();
+    }
+    state_ = State::kOutside;
   }
 
   // Whether a custom call without a start marker begins here: the first call of the first
@@ -436,6 +471,7 @@ class TagParser final : public ToolParserCore {
         return true;
       case CallDecoder::Status::kDone:
         region_has_call_ = true;
+        if (in_container_ && section_ == Section::kPending) section_ = Section::kFraming;
         if (!in_container_ || family_.section(container_)) CloseRegion();
         state_ = in_container_ ? State::kContainer : State::kOutside;
         return false;
@@ -453,7 +489,8 @@ class TagParser final : public ToolParserCore {
   }
 
   // A malformed call inside a container: everything up to the closing tag (or the next open
-  // tag) becomes content; in a section, up to the call's closing tag (the section's stays).
+  // tag) becomes content; in a section, up to the call's closing tag (the section's stays),
+  // with the section's open tag when this was its first call.
   bool StepDiscard(std::string_view rest, bool at_end, size_t& used) {
     const text::ScanResult hit = family_.discard(container_).Scan(rest, at_end);
     Capture(rest.substr(0, hit.pos));
@@ -466,6 +503,7 @@ class TagParser final : public ToolParserCore {
         used += hit.length;
       }
       Cancel();
+      if (section_ == Section::kPending) section_ = Section::kLiteral;
       state_ = State::kContainer;
       return false;
     }
@@ -530,8 +568,10 @@ class TagParser final : public ToolParserCore {
   const TagFamily& family_;
   State state_ = State::kOutside;
   bool in_container_ = false;
-  int container_ = 0;             // which container (TagFamily::inner) while in_container_
-  bool region_has_call_ = false;  // a call of the current region ended
+  int container_ = 0;                    // which container (TagFamily::inner) while in_container_
+  bool region_has_call_ = false;         // a call of the current region ended
+  Section section_ = Section::kPending;  // in a section: what its tags are
+  bool literal_close_ = false;  // left a kLiteral section early: its closing tag is content
   CallDecoder* body_ = nullptr;
   EnvelopeDecoder envelope_;
   XmlCallDecoder xml_;
@@ -588,6 +628,7 @@ TagFamily::TagFamily(TagFamilyDef def) : def_(std::move(def)) {
     ContainerSets sets;
     sets.json = container.json;
     sets.section = container.section;
+    sets.close = container.close;
     sets.inner = text::MarkerSet(inner.markers);
     sets.entries = std::move(inner.entries);
     std::vector<std::string> discard = Strings({container.close});

@@ -16,9 +16,18 @@
 // everything is dropped, and stray markers that are removed.
 //
 // Regions (ToolParserCore): one per call. The container's open tag belongs to its first
-// call's region, so a malformed call returns its markup whole as content — unless the
-// container is a section (DeepSeek DSML, Kimi K3): then its tags and the whitespace between
-// its calls are layout, dropped, and a malformed call returns only its own markup.
+// call's region, so a malformed call returns its markup whole as content.
+//
+// Sections (DeepSeek DSML, GigaChat 3.5, Kimi K3): each call is a region of its own, and the
+// section's first call decides what its tags are. Until that call ends or fails, the open tag
+// and the whitespace after it are held in the call's region (nothing else is held back):
+// * the first call succeeds: the tags and the whitespace between calls are framing, dropped;
+//   a later malformed call returns only its own markup (up to its call_close) as content;
+// * the first call is malformed (or no call comes: an empty section, other text, the end of
+//   the output): the open tag comes back as content with that call's markup, and the
+//   whitespace and the closing tag (also when it follows other text, in prose) are content
+//   too; a later good call is still a call. So a section without a good call is content
+//   byte for byte, and a mixed section loses only layout around its calls.
 #pragma once
 
 #include <cstdint>
@@ -135,9 +144,10 @@ struct Container {
   std::string_view close;
   bool json = false;                         // holds JSON envelopes
   std::vector<const XmlSyntax*> calls = {};  // XML calls inside it
-  // A section: its tags and the whitespace between its calls are dropped (layout); each call
-  // is a region of its own, a malformed one returned as content up to its call_close; other
-  // text leaves the section. Its close tag should also be in `drop` (a stray one).
+  // A section (see the top of this file): each call is a region of its own, a malformed one
+  // returned as content up to its call_close; the tags and the whitespace between calls are
+  // dropped when the first call succeeds, else content; other text leaves the section. Its
+  // close tag should also be in `drop` (a stray one).
   bool section = false;
 };
 
@@ -202,6 +212,7 @@ class TagFamily {
   const Entry& inner_entry(int c, int id) const { return At(c).entries[static_cast<size_t>(id)]; }
   bool container_json(int c) const { return At(c).json; }
   bool section(int c) const { return At(c).section; }
+  std::string_view close(int c) const { return At(c).close; }
   const text::MarkerSet& discard(int c) const { return At(c).discard; }
   const Entry& outside_entry(int id) const { return outside_entries_[static_cast<size_t>(id)]; }
 
@@ -209,6 +220,7 @@ class TagFamily {
   struct ContainerSets {
     bool json = false;
     bool section = false;
+    std::string_view close;
     text::MarkerSet inner, discard;
     std::vector<Entry> entries;
   };
