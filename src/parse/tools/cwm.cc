@@ -169,7 +169,8 @@ const ToolParserInfo& CwmToolFormat() {
   };
   static const ToolParserInfo format{
       .name = "cwm",
-      .aliases = {},
+      // vLLM's tests name the same parser `csm`.
+      .aliases = {"csm"},
       .models = "Meta Code World Model (CWM)",
       .format = "<tool: LABEL>\\nf free text or {json}\\n</tool> | <tool: f free text </tool>",
       .create = tags::MakeCwmParser,

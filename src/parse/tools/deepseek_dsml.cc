@@ -45,6 +45,9 @@ constexpr XmlSyntax kInvoke{.start = "<｜DSML｜invoke name=\"",
                             .type_flag = true,
                             .escaped = true};
 
+// The parameter names a model wraps the whole arguments object in.
+constexpr std::string_view kLoneWrappers[] = {"arguments", "input"};
+
 const TagFamily& Family() {
   static const TagFamily family(TagFamilyDef{
       .container_open = "<｜DSML｜function_calls>",
@@ -53,7 +56,7 @@ const TagFamily& Family() {
       .container_section = true,
       .bare_calls = {&kInvoke},
       .drop = {"</｜DSML｜function_calls>", "</｜DSML｜tool_calls>"},
-      .values = {ValueTrim::kNone, Untyped::kJson, {"arguments", "input"}},
+      .values = {ValueTrim::kNone, Untyped::kJson, kLoneWrappers},
       .more_containers = {{"<｜DSML｜tool_calls>",
                            "</｜DSML｜tool_calls>",
                            /*json=*/false,

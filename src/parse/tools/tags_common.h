@@ -32,6 +32,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -58,7 +59,7 @@ struct ValueRules {
   // keys the schema all declares, that object is the call's arguments (the model put them
   // inside one parameter). Such a first parameter's value is held until the next tag tells
   // whether it is the only one.
-  std::vector<std::string_view> lone_wrappers = {};
+  std::span<const std::string_view> lone_wrappers = {};
 };
 
 // An XML-style call:
