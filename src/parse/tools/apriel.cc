@@ -35,7 +35,7 @@ const ToolParserInfo& AprielToolFormat() {
       .name = "apriel",
       // AI21 Jamba 1.5 and Hunyuan-A13B write the same `<tool_calls>[…]</tool_calls>` list.
       .aliases = {"apriel15", "apriel16", "jamba", "hunyuan_a13b"},
-      .models = "ServiceNow Apriel 1.5 / 1.6 Thinker",
+      .models = "ServiceNow Apriel 1.5 / 1.6 Thinker, AI21 Jamba, Tencent Hunyuan-A13B",
       .format = "<tool_calls>[{\"name\": …, \"arguments\": {…}}]</tool_calls>",
       .create = MakeAprielParser,
       .grammar = &grammar,

@@ -67,7 +67,7 @@ const ToolParserInfo& CommandR7bToolFormat() {
       .name = "command_r7b",
       // Command A (vLLM / SGLang cohere_command3, cohere_command4) writes the same block.
       .aliases = {"cohere", "cohere2", "cohere2moe", "cohere_command3", "cohere_command4"},
-      .models = "Cohere Command R7B, Cohere2 MoE",
+      .models = "Cohere Command R7B, Cohere2 MoE, Command A (Reasoning)",
       .format =
           "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": …, \"parameters\": {…}}]"
           "<|END_ACTION|>; citations <co>text</co: 0:[1]> become text",

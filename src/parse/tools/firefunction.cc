@@ -33,7 +33,7 @@ const ToolParserInfo& FirefunctionV2ToolFormat() {
       .name = "firefunction_v2",
       // Phi-4-mini writes the same `functools[…]` list (vLLM phi4_mini_json).
       .aliases = {"firefunction", "phi4mini", "phi4_mini_json"},
-      .models = "Fireworks FireFunction v2",
+      .models = "Fireworks FireFunction v2, Microsoft Phi-4-mini",
       .format = "functools[{\"name\": …, \"arguments\": {…}}]",
       .create = MakeFirefunctionParser,
       .grammar = &grammar,

@@ -50,7 +50,7 @@ const ToolParserInfo& QwenToolFormat() {
       .name = "qwen",
       // ERNIE-4.5 and Arcee Trinity (a Qwen2.5 detector in SGLang) write the same envelopes.
       .aliases = {"qwen3", "qwen25", "ernie45", "trinity"},
-      .models = "Qwen2.5, Qwen3, QwQ",
+      .models = "Qwen2.5, Qwen3, QwQ, ERNIE-4.5, Arcee Trinity",
       .format =
           "<tool_call>{json}</tool_call> | <function=f><parameter=k>v</parameter></function> | "
           "[Calling tool: f({…})]",
