@@ -197,7 +197,24 @@ Compiler::Handler Compiler::FindHandler(std::string_view keyword) {
   return nullptr;
 }
 
+Draft DraftOf(const Json& document) {
+  if (!document.is_object() || !document.contains("$schema") || !document["$schema"].is_string()) {
+    return Draft::kDraft2020;
+  }
+  const std::string uri = document["$schema"].get<std::string>();
+  static constexpr std::pair<std::string_view, Draft> kDrafts[] = {{"draft-03", Draft::kDraft4},
+                                                                   {"draft-04", Draft::kDraft4},
+                                                                   {"draft-06", Draft::kDraft6},
+                                                                   {"draft-07", Draft::kDraft7},
+                                                                   {"2019-09", Draft::kDraft2019}};
+  for (const auto& [marker, draft] : kDrafts) {
+    if (uri.find(marker) != std::string::npos) return draft;
+  }
+  return Draft::kDraft2020;
+}
+
 Expected<SchemaIr> Compiler::Run() {
+  ir_.draft = DraftOf(document_);
   auto root = Subschema(document_, "");
   if (!root) return root.error();
   ir_.root = *root;
@@ -244,6 +261,9 @@ Status Compiler::Fill(NodeId id, const Json& schema, const std::string& pointer)
                  "schema at '" + pointer + "' must be an object or a boolean");
   }
   const Site site{id, schema, pointer};
+  if (auto ref = schema.find("$ref"); ref != schema.end() && ir_.draft <= Draft::kDraft7) {
+    return Keyword(site, "$ref", *ref);  // its siblings are ignored up to draft 7
+  }
   for (const auto& [keyword, value] : schema.items()) {
     if (Status status = Keyword(site, keyword, value); !status) return status;
   }

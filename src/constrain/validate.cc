@@ -101,7 +101,8 @@ bool Validator::CheckType(const SchemaNode& node, const Json& value, bool record
       break;
     default:
       ok = (node.types & kTypeNumber) != 0 ||
-           ((node.types & kTypeInteger) != 0 && IsIntegral(value));
+           ((node.types & kTypeInteger) != 0 &&
+            (ir_.draft == Draft::kDraft4 ? value.is_number_integer() : IsIntegral(value)));
   }
   if (ok) return true;
   return Fail(record, "type",

@@ -117,10 +117,17 @@ struct NotEnforced {
   std::string json_pointer;  // of the keyword in the schema document ("/properties/a/not")
 };
 
+// The draft a schema declares in its root `$schema` (2020-12 when absent or unknown). It
+// decides two rules: in draft 4 an integer is a number written without fraction or exponent
+// (1.0 is not one; from draft 6 on it is), and up to draft 7 a `$ref` makes the other keywords
+// of its schema ignored (from 2019-09 on they apply beside it).
+enum class Draft : uint8_t { kDraft4, kDraft6, kDraft7, kDraft2019, kDraft2020 };
+
 // A compiled schema. nodes[root] is the whole schema.
 struct SchemaIr {
   std::vector<SchemaNode> nodes;
   NodeId root = 0;
+  Draft draft = Draft::kDraft2020;
   std::vector<NotEnforced> not_enforced;  // empty: every keyword is enforced
 
   const SchemaNode& node(NodeId id) const { return nodes[id]; }
