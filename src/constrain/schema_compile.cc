@@ -63,23 +63,10 @@ constexpr std::array<std::string_view, 24> kAnnotations = {"title",
                                                            "markdownDescription",
                                                            "additionalItems"};
 
-// Assertions crux does not enforce; always reported (unknown keywords are reported too).
-constexpr std::array<std::string_view, 16> kNotEnforced = {"multipleOf",
-                                                           "uniqueItems",
-                                                           "dependentRequired",
-                                                           "dependentSchemas",
-                                                           "dependencies",
-                                                           "if",
-                                                           "then",
-                                                           "else",
-                                                           "not",
-                                                           "contains",
-                                                           "minContains",
-                                                           "maxContains",
-                                                           "unevaluatedItems",
-                                                           "unevaluatedProperties",
-                                                           "$dynamicRef",
-                                                           "$recursiveRef"};
+// Every other keyword is reported in SchemaIr::not_enforced: the assertions crux does not
+// enforce (multipleOf, uniqueItems, dependentRequired, dependentSchemas, dependencies,
+// if/then/else, not, contains, minContains, maxContains, unevaluated*, $dynamicRef,
+// $recursiveRef) and any keyword it does not know.
 
 bool IsAnnotation(std::string_view keyword) {
   if (keyword.substr(0, 2) == "x-") return true;
