@@ -121,6 +121,11 @@ class Compiler {
   Status Keyword(const Site& site, std::string_view keyword, const Json& value);
   Status Report(std::string_view keyword, const std::string& pointer);
   Expected<NodeId> ResolveRef(std::string_view ref, const std::string& pointer);
+  // The JSON pointer (escaped, `%` decoded) a `$ref` names in this document.
+  Expected<std::string> LocalFragment(std::string_view ref, const std::string& pointer) const;
+  // Records `$anchor`s and draft 6/7 `$id: "#name"` anchors under `value`, which is at
+  // `pointer` (restored on return).
+  void CollectAnchors(const Json& value, std::string& pointer);
   Status CheckRefCycles() const;
 
   Status Type(const Site& site, std::string_view keyword, const Json& value);
@@ -147,6 +152,8 @@ class Compiler {
   std::vector<std::string> node_pointers_;
   std::unordered_map<std::string, NodeId> by_pointer_;
   std::vector<Pending> pending_;
+  std::unordered_map<std::string, std::string> anchors_;  // anchor name → JSON pointer
+  std::string root_id_;  // the root `$id` without its fragment: refs may start with it
 };
 
 Compiler::Handler Compiler::FindHandler(std::string_view keyword) {
@@ -202,6 +209,12 @@ Draft DraftOf(const Json& document) {
 
 Expected<SchemaIr> Compiler::Run() {
   ir_.draft = DraftOf(document_);
+  std::string pointer;
+  CollectAnchors(document_, pointer);
+  if (document_.is_object() && document_.contains("$id") && document_["$id"].is_string()) {
+    root_id_ = document_["$id"].get<std::string>();
+    root_id_ = root_id_.substr(0, root_id_.find('#'));
+  }
   auto root = Subschema(document_, "");
   if (!root) return root.error();
   ir_.root = *root;
@@ -597,9 +610,35 @@ const Json* Step(const Json& value, const std::string& token) {
   return index < value.size() ? &value[index] : nullptr;
 }
 
-Expected<NodeId> Compiler::ResolveRef(std::string_view ref, const std::string& pointer) {
+void Compiler::CollectAnchors(const Json& value, std::string& pointer) {
+  if (value.is_object()) {
+    auto anchor = value.find("$anchor");
+    if (anchor != value.end() && anchor->is_string()) {
+      anchors_.emplace(anchor->get<std::string>(), pointer);
+    }
+    for (const char* key : {"$id", "id"}) {  // draft 6/7 and draft 4 anchors: "#name"
+      auto id = value.find(key);
+      if (id != value.end() && id->is_string() && id->get<std::string>().starts_with('#')) {
+        anchors_.emplace(id->get<std::string>().substr(1), pointer);
+      }
+    }
+  }
+  if (!value.is_object() && !value.is_array()) return;
+  size_t index = 0;
+  for (const auto& [key, member] : value.items()) {
+    const size_t length = pointer.size();
+    AppendPointerToken(pointer, value.is_object() ? key : std::to_string(index++));
+    CollectAnchors(member, pointer);
+    pointer.resize(length);
+  }
+}
+
+Expected<std::string> Compiler::LocalFragment(std::string_view ref,
+                                              const std::string& pointer) const {
   const std::string quoted = "'" + std::string(ref) + "'";
-  if (ref.empty() || ref[0] != '#') {
+  if (!root_id_.empty() && ref.starts_with(root_id_)) ref.remove_prefix(root_id_.size());
+  if (ref.empty()) ref = "#";
+  if (ref[0] != '#') {
     return KeywordError(ErrorCode::kUnsupported, "$ref", pointer,
                         quoted + " is not a local reference (#…); schemas are never fetched");
   }
@@ -608,9 +647,21 @@ Expected<NodeId> Compiler::ResolveRef(std::string_view ref, const std::string& p
     return KeywordError(ErrorCode::kInvalidArgument, "$ref", pointer, quoted + ": bad % escape");
   }
   if (!fragment.empty() && fragment[0] != '/') {
-    return KeywordError(ErrorCode::kUnsupported, "$ref", pointer,
-                        quoted + ": anchors are not supported, only JSON pointers");
+    auto anchor = anchors_.find(fragment);
+    if (anchor == anchors_.end()) {
+      return KeywordError(ErrorCode::kInvalidArgument, "$ref", pointer,
+                          quoted + ": no schema has this anchor");
+    }
+    return anchor->second;
   }
+  return fragment;
+}
+
+Expected<NodeId> Compiler::ResolveRef(std::string_view ref, const std::string& pointer) {
+  const std::string quoted = "'" + std::string(ref) + "'";
+  auto local = LocalFragment(ref, pointer);
+  if (!local) return local.error();
+  const std::string& fragment = *local;
   const Json* target = &document_;
   std::string canonical;
   for (size_t pos = 0; pos < fragment.size();) {

@@ -139,12 +139,13 @@ struct SchemaOptions {
   bool reject_not_enforced = false;
 };
 
-// Parses and compiles a JSON Schema. Local `$ref`s only (`#`, `#/$defs/x`, `#/definitions/x`,
-// any JSON pointer into the document, with `~0`/`~1` and percent escapes); a `$ref` to another
-// document is kUnsupported and is never fetched. Errors name the keyword and its JSON pointer:
-// kParse (not JSON), kInvalidArgument (a keyword's value has the wrong type or range, a `$ref`
-// does not resolve, a `$ref` cycle that never reaches a keyword about the instance),
-// kUnsupported, kLimit (the constants above).
+// Parses and compiles a JSON Schema. Local `$ref`s only: `#`, `#/$defs/x`, any JSON pointer
+// into the document (with `~0`/`~1` and percent escapes), anchors (`$anchor`, and `$id`/`id`
+// of the form "#name"), optionally prefixed with the root `$id`; a `$ref` to another document
+// is kUnsupported and is never fetched. Errors name the keyword and its JSON pointer: kParse
+// (not JSON), kInvalidArgument (a keyword's value has the wrong type or range, a `$ref` does
+// not resolve, a `$ref` cycle that never reaches a keyword about the instance), kUnsupported,
+// kLimit (the constants above).
 Expected<SchemaIr> CompileSchema(std::string_view schema_json, const SchemaOptions& options = {});
 
 // Any JSON value (generic JSON mode).

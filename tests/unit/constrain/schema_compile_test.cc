@@ -98,6 +98,38 @@ TEST(SchemaCompileTest, RefEscapesAndDefinitions) {
   EXPECT_EQ(ir.node(ir.node(root.any_of[2]).ref).types, kTypeBoolean);
 }
 
+TEST(SchemaCompileTest, AnchorsAndTheRootId) {
+  const SchemaIr ir = MustCompile(R"({"$id": "https://example.com/s.json",
+    "$defs": {"a": {"$anchor": "name", "type": "string"}, "b": {"$id": "#old", "type": "null"}},
+    "anyOf": [{"$ref": "#name"}, {"$ref": "#old"}, {"$ref": "https://example.com/s.json#/$defs/a"},
+              {"$ref": "#draft4"}], "properties": {"x": {"id": "#draft4", "type": "boolean"}}})");
+  const SchemaNode& root = ir.node(ir.root);
+  EXPECT_EQ(ir.node(ir.node(root.any_of[0]).ref).types, kTypeString);
+  EXPECT_EQ(ir.node(ir.node(root.any_of[1]).ref).types, kTypeNull);
+  EXPECT_EQ(ir.node(root.any_of[2]).ref, ir.node(root.any_of[0]).ref);
+  EXPECT_EQ(ir.node(ir.node(root.any_of[3]).ref).types, kTypeBoolean);
+  EXPECT_EQ(
+      MustFail(R"({"$id": "https://example.com/s.json", "$ref": "https://example.com/t.json"})")
+          .code(),
+      ErrorCode::kUnsupported);
+}
+
+TEST(SchemaCompileTest, DraftRules) {
+  const SchemaIr draft7 = MustCompile(R"({"$schema": "http://json-schema.org/draft-07/schema#",
+    "definitions": {"s": {"type": "string"}}, "properties": {"a": {"$ref": "#/definitions/s",
+    "type": "integer", "multipleOf": 2}}})");
+  EXPECT_EQ(draft7.draft, Draft::kDraft7);
+  const SchemaNode& a = draft7.node(draft7.node(draft7.root).properties[0].schema);
+  EXPECT_EQ(a.types, kTypeAny);  // the siblings of $ref are ignored up to draft 7
+  EXPECT_TRUE(draft7.not_enforced.empty());
+  const SchemaIr draft2020 = MustCompile(R"({"$defs": {"s": {"type": "string"}},
+    "$ref": "#/$defs/s", "maxLength": 3})");
+  EXPECT_EQ(draft2020.draft, Draft::kDraft2020);
+  EXPECT_EQ(draft2020.node(draft2020.root).max_length, 3u);
+  EXPECT_EQ(MustCompile(R"({"$schema": "http://json-schema.org/draft-04/schema#"})").draft,
+            Draft::kDraft4);
+}
+
 TEST(SchemaCompileTest, ReportsKeywordsNotEnforced) {
   const SchemaIr ir =
       MustCompile(R"({"properties": {"a": {"multipleOf": 2, "format": "uri-reference",
@@ -133,7 +165,8 @@ TEST(SchemaCompileTest, ErrorsNameKeywordAndPointer) {
       {R"({"items": 3})", ErrorCode::kInvalidArgument, "schema at '/items'"},
       {R"({"$ref": "#/$defs/missing"})", ErrorCode::kInvalidArgument, "does not resolve"},
       {R"({"$ref": "https://example.com/s.json"})", ErrorCode::kUnsupported, "never fetched"},
-      {R"({"$ref": "#anchor"})", ErrorCode::kUnsupported, "anchors"},
+      {R"({"$ref": "#anchor"})", ErrorCode::kInvalidArgument, "no schema has this anchor"},
+      {R"({"$ref": "other.json#/a"})", ErrorCode::kUnsupported, "not a local reference"},
       {R"({"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"})",
        ErrorCode::kInvalidArgument, "never reaches the instance"},
       {R"({"allOf": [{"$ref": "#"}]})", ErrorCode::kInvalidArgument, "never reaches"},

@@ -50,6 +50,20 @@ TEST(ValidateTest, TypesAndEnums) {
     RunCase(c);
 }
 
+TEST(ValidateTest, DraftRules) {
+  const char* draft4 =
+      R"({"$schema": "http://json-schema.org/draft-04/schema#", "type": "integer"})";
+  RunCase({draft4, "3", true});
+  RunCase({draft4, "3.0", false, "", "type"});
+  const char* draft7 = R"({"$schema": "http://json-schema.org/draft-07/schema#",
+    "definitions": {"s": {"type": "string"}}, "properties": {"a": {"$ref": "#/definitions/s",
+    "type": "integer"}}})";
+  RunCase({draft7, R"({"a": "x"})", true});
+  RunCase({draft7, R"({"a": 1})", false, "/a", "type"});
+  RunCase({R"({"$defs": {"s": {"type": "string"}}, "$ref": "#/$defs/s", "maxLength": 1})",
+           R"("ab")", false, "", "maxLength"});
+}
+
 TEST(ValidateTest, Numbers) {
   const Case cases[] = {
       {R"({"minimum": 5})", "5", true},
