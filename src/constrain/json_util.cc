@@ -3,8 +3,90 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace crux::constrain {
+
+namespace {
+
+// nlohmann SAX handler that appends object members without looking for duplicates.
+class Builder {
+ public:
+  bool null() { return Add(Json(nullptr)); }
+  bool boolean(bool value) { return Add(Json(value)); }
+  bool number_integer(Json::number_integer_t value) { return Add(Json(value)); }
+  bool number_unsigned(Json::number_unsigned_t value) { return Add(Json(value)); }
+  bool number_float(Json::number_float_t value, const Json::string_t& /*text*/) {
+    return Add(Json(value));
+  }
+  bool string(Json::string_t& value) { return Add(Json(std::move(value))); }
+  bool binary(Json::binary_t& /*value*/) { return false; }
+  bool start_object(size_t /*size*/) { return Open(Json::object()); }
+  bool key(Json::string_t& name) {
+    key_ = std::move(name);
+    return true;
+  }
+  bool end_object() { return Close(); }
+  bool start_array(size_t /*size*/) { return Open(Json::array()); }
+  bool end_array() { return Close(); }
+  bool parse_error(size_t /*position*/, const std::string& /*token*/,
+                   const nlohmann::detail::exception& error) {
+    error_ = error.what();
+    return false;
+  }
+
+  Json& root() { return root_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  // Places `value` in the innermost open container (or as the root); returns where it went.
+  Json* Place(Json value) {
+    if (open_.empty()) {
+      root_ = std::move(value);
+      return &root_;
+    }
+    Json& parent = *open_.back();
+    if (parent.is_array()) {
+      parent.get_ref<Json::array_t&>().push_back(std::move(value));
+      return &parent.get_ref<Json::array_t&>().back();
+    }
+    auto& members = parent.get_ref<Json::object_t&>();
+    members.emplace_back(std::move(key_), std::move(value));
+    return &members.back().second;
+  }
+  bool Add(Json value) {
+    Place(std::move(value));
+    return true;
+  }
+  bool Open(Json container) {
+    open_.push_back(Place(std::move(container)));
+    return true;
+  }
+  bool Close() {
+    open_.pop_back();
+    return true;
+  }
+
+  Json root_;
+  std::vector<Json*> open_;  // the open containers; each is the last member of its parent
+  std::string key_;
+  std::string error_;
+};
+
+}  // namespace
+
+Expected<Json> ParseJson(std::string_view text) {
+  Builder builder;
+  bool ok = false;
+  try {
+    ok = Json::sax_parse(text, &builder);
+  } catch (const Json::exception& e) {
+    return Error(ErrorCode::kParse, e.what());
+  }
+  if (!ok) return Error(ErrorCode::kParse, builder.error());
+  return std::move(builder.root());
+}
 
 bool NestsDeeperThan(std::string_view text, size_t limit) {
   size_t depth = 0;

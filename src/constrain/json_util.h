@@ -13,6 +13,11 @@ namespace crux::constrain {
 // Schema documents keep their key order (the grammar emits properties in schema order).
 using Json = nlohmann::ordered_json;
 
+// Parses one JSON text into an ordered document in linear time (nlohmann's own ordered parse
+// checks every key against the object's earlier keys, quadratic in an object's size). Duplicate
+// names are all kept, in order. Throws nothing: a syntax error is ErrorCode::kParse.
+Expected<Json> ParseJson(std::string_view text);
+
 // True when arrays and objects in `text` nest deeper than `limit` (brackets inside strings do
 // not count). Linear, stops at the first level past the limit.
 bool NestsDeeperThan(std::string_view text, size_t limit);

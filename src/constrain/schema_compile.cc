@@ -745,13 +745,10 @@ Expected<SchemaIr> CompileSchema(std::string_view schema_json, const SchemaOptio
                  "kMaxNestingDepth (" +
                      std::to_string(kMaxNestingDepth) + ")");
   }
-  Json document;
-  try {
-    document = Json::parse(schema_json);
-  } catch (const Json::exception& e) {
-    return Error(ErrorCode::kParse, std::string("schema is not valid JSON: ") + e.what());
-  }
-  return Compiler(document, options).Run();
+  auto document = ParseJson(schema_json);
+  if (!document)
+    return Error(ErrorCode::kParse, "schema is not valid JSON: " + document.error().message());
+  return Compiler(*document, options).Run();
 }
 
 SchemaIr AnyJsonSchema() {

@@ -7,6 +7,7 @@
 #include <regex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "formats.h"
@@ -14,6 +15,9 @@
 
 namespace crux::constrain {
 namespace {
+
+// Up to this many names, a linear search beats building a hash index.
+constexpr size_t kLinearSearchMax = 16;
 
 std::string Quoted(std::string_view text) {
   return "'" + std::string(text) + "'";
@@ -50,6 +54,7 @@ class Validator {
   bool CheckApplicators(const SchemaNode& node, const Json& value, bool record);
   bool CheckChild(NodeId id, std::string_view token, const Json& value, bool record);
   const std::regex* Regex(const std::string& pattern);
+  NodeId FindProperty(const SchemaNode& node, const std::string& name);
 
   const SchemaIr& ir_;
   std::string pointer_;
@@ -57,7 +62,26 @@ class Validator {
   size_t steps_ = 0;
   bool out_of_steps_ = false;
   std::unordered_map<std::string, std::unique_ptr<std::regex>> regexes_;
+  // Name → schema of the nodes with many properties, built on first use.
+  std::unordered_map<const SchemaNode*, std::unordered_map<std::string_view, NodeId>> indexes_;
 };
+
+NodeId Validator::FindProperty(const SchemaNode& node, const std::string& name) {
+  if (node.properties.size() <= kLinearSearchMax) {
+    for (const PropertySchema& property : node.properties) {
+      if (property.name == name) return property.schema;
+    }
+    return kNoNode;
+  }
+  auto [index, inserted] = indexes_.try_emplace(&node);
+  if (inserted) {
+    for (const PropertySchema& property : node.properties) {
+      index->second.emplace(property.name, property.schema);
+    }
+  }
+  auto found = index->second.find(name);
+  return found == index->second.end() ? kNoNode : found->second;
+}
 
 bool Validator::Check(NodeId id, const Json& value, bool record) {
   if (++steps_ > kMaxValidationSteps) {
@@ -235,8 +259,16 @@ bool Validator::CheckObject(const SchemaNode& node, const Json& value, bool reco
               std::to_string(value.size()) + " properties, more than " +
                   std::to_string(node.max_properties));
   }
-  for (const std::string& name : node.required) {
-    if (!value.contains(name)) ok = Fail(record, "required", "missing property " + Quoted(name));
+  if (!node.required.empty()) {
+    std::unordered_set<std::string_view> names;  // linear lookups suffice for small objects
+    if (value.size() > kLinearSearchMax && node.required.size() > kLinearSearchMax) {
+      for (const auto& [name, member] : value.items())
+        names.insert(name);
+    }
+    for (const std::string& name : node.required) {
+      const bool present = names.empty() ? value.contains(name) : names.count(name) > 0;
+      if (!present) ok = Fail(record, "required", "missing property " + Quoted(name));
+    }
   }
   for (const auto& [name, member] : value.items()) {
     if (!ok && !record) return false;
@@ -250,12 +282,10 @@ bool Validator::CheckMember(const SchemaNode& node, const std::string& name, con
   bool ok = true;
   if (node.property_names != kNoNode)
     ok = CheckChild(node.property_names, name, Json(name), record);
-  bool matched = false;
-  for (const PropertySchema& property : node.properties) {
-    if (property.name != name) continue;
-    matched = true;
-    ok = CheckChild(property.schema, name, member, record) && ok;
-  }
+  const NodeId property = FindProperty(node, name);
+  const bool listed = property != kNoNode;
+  if (listed) ok = CheckChild(property, name, member, record) && ok;
+  bool matched = listed;
   for (const PropertySchema& pattern : node.pattern_properties) {
     const std::regex* regex = Regex(pattern.name);
     if (regex == nullptr || name.size() > kMaxPatternSubjectBytes) continue;
@@ -320,14 +350,12 @@ ValidationResult Validate(const SchemaIr& schema, std::string_view instance_json
                                std::to_string(kMaxNestingDepth) + ")");
     return validator.Take();
   }
-  Json instance;
-  try {
-    instance = Json::parse(instance_json);
-  } catch (const Json::exception& e) {
-    validator.Fail("json", std::string("not valid JSON: ") + e.what());
+  auto instance = ParseJson(instance_json);
+  if (!instance) {
+    validator.Fail("json", "not valid JSON: " + instance.error().message());
     return validator.Take();
   }
-  if (!schema.nodes.empty()) validator.Check(schema.root, instance, true);
+  if (!schema.nodes.empty()) validator.Check(schema.root, *instance, true);
   return validator.Take();
 }
 

@@ -192,6 +192,23 @@ TEST(ValidateTest, ViolationsAreBounded) {
   EXPECT_EQ(result.violations[3].json_pointer, "/3");
 }
 
+// A chain of anyOf nodes whose branches both lead to the next one has 2^40 paths; the step
+// budget ends the walk with a `limit` violation instead of a hang.
+TEST(ValidateTest, ExponentialSchemaIsBounded) {
+  std::string defs;
+  for (int i = 0; i < 40; ++i) {
+    const std::string next = "{\"$ref\": \"#/$defs/d" + std::to_string(i + 1) + "\"}";
+    defs += "\"d" + std::to_string(i) + "\": {\"anyOf\": [" + next + ", " + next + "]}, ";
+  }
+  defs += R"("d40": {"type": "string"})";
+  auto ir = CompileSchema(R"({"$ref": "#/$defs/d0", "$defs": {)" + defs + "}}");
+  ASSERT_TRUE(ir.ok()) << ir.error().message();
+  EXPECT_TRUE(Validate(*ir, R"("x")").valid());
+  const ValidationResult result = Validate(*ir, "1");
+  ASSERT_FALSE(result.valid());
+  EXPECT_EQ(result.violations[0].keyword, "limit");
+}
+
 TEST(ValidateTest, BuiltInSchemas) {
   EXPECT_TRUE(Validate(AnyJsonSchema(), "[1, {}]").valid());
   EXPECT_TRUE(Validate(AnyObjectSchema(), R"({"a": 1})").valid());
