@@ -92,23 +92,9 @@ const TagFamily& Family() {
   return family;
 }
 
-constexpr LiteralStyle kFunctionGemmaStyle{
-    .item_separator = ",",
-    .key_separator = ":",
-    .string =
-        [](std::string& out, std::string_view s, bool key) {
-          if (!key) out.append(kQuote);
-          out.append(s);
-          if (!key) out.append(kQuote);
-        },
-    .true_text = "true",
-    .false_text = "false",
-    .null_text = "null",
-};
-
 // The arguments object in FunctionGemma literals: {k:<escape>v<escape>,n:1}.
 void AppendArguments(std::string& out, std::string_view json) {
-  AppendLiteral(out, json, kFunctionGemmaStyle);
+  AppendGemmaLiteral<kQuote>(out, json);
 }
 
 }  // namespace

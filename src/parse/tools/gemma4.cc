@@ -342,13 +342,8 @@ class Gemma4Parser final : public ToolParserCore {
 
   size_t PythonArgsStep(std::string_view rest) {
     size_t n = 0;
-    scratch_.clear();
-    const PythonArgs::Status status = python_.Feed(rest, n, scratch_);
+    const PythonArgs::Status status = python_.FeedCall(rest, n, name_, call_begun(), *this);
     Capture(rest.substr(0, n));
-    if (!scratch_.empty()) {  // before the error, so the call begins at the same byte always
-      if (!call_begun()) BeginCall(name_);
-      Args(scratch_);
-    }
     if (status == PythonArgs::Status::kError) return n + Discard();
     if (status == PythonArgs::Status::kDone) CallDone();
     return n;
@@ -450,21 +445,6 @@ class Gemma4Parser final : public ToolParserCore {
   PythonArgs python_;
 };
 
-// Gemma literals: bare keys, <|"|> strings, JSON's structure otherwise.
-constexpr LiteralStyle kGemmaStyle{
-    .item_separator = ",",
-    .key_separator = ":",
-    .string =
-        [](std::string& out, std::string_view s, bool key) {
-          if (!key) out.append(kQuote);
-          out.append(s);
-          if (!key) out.append(kQuote);
-        },
-    .true_text = "true",
-    .false_text = "false",
-    .null_text = "null",
-};
-
 }  // namespace
 
 std::unique_ptr<ToolParser> MakeGemma4ToolParser(const ToolParserOptions& options) {
@@ -475,7 +455,7 @@ namespace {
 
 // The arguments object in Gemma literals: {k:<|"|>v<|"|>,n:1}.
 void AppendGemma4Arguments(std::string& out, std::string_view json) {
-  AppendLiteral(out, json, kGemmaStyle);
+  AppendGemmaLiteral<kQuote>(out, json);
 }
 
 }  // namespace

@@ -100,4 +100,25 @@ class GemmaArgs {
   bool pending_comma_ = false;
 };
 
+// Appends the JSON value `json` in the Gemma literal syntax (how the grammars write
+// arguments): bare keys, strings between `Quote` marks (`<|"|>` for Gemma 4, `<escape>` for
+// FunctionGemma), JSON's structure otherwise: {k:<|"|>v<|"|>,n:1}.
+template <const std::string_view& Quote>
+void AppendGemmaLiteral(std::string& out, std::string_view json) {
+  static constexpr LiteralStyle kStyle{
+      .item_separator = ",",
+      .key_separator = ":",
+      .string =
+          [](std::string& text, std::string_view s, bool key) {
+            if (!key) text.append(Quote);
+            text.append(s);
+            if (!key) text.append(Quote);
+          },
+      .true_text = "true",
+      .false_text = "false",
+      .null_text = "null",
+  };
+  AppendLiteral(out, json, kStyle);
+}
+
 }  // namespace crux::parse::tools

@@ -15,12 +15,12 @@
 namespace crux::parse::tools {
 
 std::unique_ptr<ToolParser> MakeLfm2Parser(const ToolParserOptions& options) {
-  static const PythonListFormat format{
+  static const PythonListFormat format(PythonListSyntax{
       .open = "<|tool_call_start|>",
       .close = "<|tool_call_end|>",
       .optional_brackets = true,
       .json_items = true,
-  };
+  });
   return MakePythonListParser(options, format);
 }
 

@@ -4,7 +4,7 @@
 //   <function_calls>get_weather(city='San Francisco', metric='celsius')
 //   register_user(name='John Doe', age=37, role=null, passed_test=true)</function_calls>
 // Keyword arguments only; values are Python literals or the JSON literals true/false/null,
-// converted to JSON as they stream (a PythonListFormat with newline-separated items;
+// converted to JSON as they stream (a PythonListSyntax with newline-separated items;
 // commas and a `[…]` list are accepted too). A malformed call is returned as content with the
 // rest of the block, up to `</function_calls>`; a missing end tag is tolerated.
 // Deviations from the reference: text around the block is content (the reference returns no
@@ -24,12 +24,12 @@ constexpr std::string_view kOpen = "<function_calls>";
 constexpr std::string_view kClose = "</function_calls>";
 
 std::unique_ptr<ToolParser> MakeOlmo3Parser(const ToolParserOptions& options) {
-  static const PythonListFormat format{
+  static const PythonListFormat format(PythonListSyntax{
       .open = kOpen,
       .close = kClose,
       .optional_brackets = true,
       .line_items = true,
-  };
+  });
   return MakePythonListParser(options, format);
 }
 

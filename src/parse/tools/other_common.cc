@@ -1,5 +1,9 @@
 #include "parse/tools/other_common.h"
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "crux/base/utf8.h"
 #include "crux/text/json_scan.h"
 #include "crux/text/stream_buffer.h"
@@ -120,6 +124,17 @@ bool PythonArgs::CloseContainer(char c, std::string& out) {
   key_ = false;  // the closed container is a value of its parent, never a key
   state_ = State::kAfterValue;
   return true;
+}
+
+PythonArgs::Status PythonArgs::FeedCall(std::string_view text, size_t& consumed,
+                                        std::string_view name, bool begun, CallSink& sink) {
+  written_.clear();
+  const Status status = Feed(text, consumed, written_);
+  if (!written_.empty()) {
+    if (!begun) sink.BeginCall(name);
+    sink.Args(written_);
+  }
+  return status;
 }
 
 PythonArgs::Status PythonArgs::Feed(std::string_view text, size_t& consumed, std::string& out) {
@@ -437,10 +452,7 @@ namespace {
 class PythonListParser final : public ToolParserCore {
  public:
   PythonListParser(const ToolParserOptions& options, const PythonListFormat& format)
-      : ToolParserCore(options),
-        format_(format),
-        outside_(OutsideMarkers(format)),
-        close_(format.close.empty() ? text::MarkerSet() : text::MarkerSet{format.close}) {}
+      : ToolParserCore(options), format_(format), syntax_(format.syntax()) {}
 
  private:
   enum class State : uint8_t { kOutside, kListStart, kList, kAfterList, kDiscard };
@@ -450,14 +462,6 @@ class PythonListParser final : public ToolParserCore {
     kFailed,  // a malformed item; its region is open, holding its raw text
   };
   enum class Item : uint8_t { kStart, kName, kPython, kJson, kAfter };
-
-  // The block's start (a bare '[' when `open` is empty) is id 0; the wrappers follow.
-  static text::MarkerSet OutsideMarkers(const PythonListFormat& format) {
-    std::vector<std::string> markers{std::string(format.open.empty() ? "[" : format.open)};
-    for (const std::string_view drop : format.drop)
-      markers.emplace_back(drop);
-    return text::MarkerSet(markers);
-  }
 
   void OnReset() override { state_ = State::kOutside; }
   size_t Process(std::string_view text, bool at_end) override;
@@ -479,14 +483,12 @@ class PythonListParser final : public ToolParserCore {
   void ItemDone();
 
   const PythonListFormat& format_;
-  const text::MarkerSet outside_;
-  const text::MarkerSet close_;
+  const PythonListSyntax& syntax_;
   State state_ = State::kOutside;
   Item item_ = Item::kStart;
   bool bracketed_ = true;
   std::string name_;
   std::string pending_;  // separators after an item
-  std::string scratch_;
   PythonArgs python_;
   JsonCallObject envelope_;
 };
@@ -510,12 +512,12 @@ size_t PythonListParser::Process(std::string_view text, bool at_end) {
 }
 
 size_t PythonListParser::Outside(std::string_view rest, bool at_end) {
-  const text::ScanResult hit = outside_.Scan(rest, at_end);
+  const text::ScanResult hit = format_.outside().Scan(rest, at_end);
   Content(rest.substr(0, hit.pos));
   if (hit.status != text::ScanStatus::kFound) return hit.pos == 0 ? kHold : hit.pos;
   if (hit.id != 0) return hit.pos + hit.length;  // a wrapper, dropped
-  if (!format_.open.empty()) {
-    OpenRegion(format_.open);
+  if (!syntax_.open.empty()) {
+    OpenRegion(syntax_.open);
     state_ = State::kListStart;
     return hit.pos + hit.length;
   }
@@ -537,7 +539,7 @@ size_t PythonListParser::ListStart(std::string_view rest) {
     return 1;
   }
   const bool bracketed = rest[0] == '[';
-  if (!bracketed && !format_.optional_brackets) {
+  if (!bracketed && !syntax_.optional_brackets) {
     state_ = State::kDiscard;
     return 0;
   }
@@ -549,7 +551,7 @@ size_t PythonListParser::ListStart(std::string_view rest) {
 size_t PythonListParser::InList(std::string_view rest) {
   ListStatus status = ListStatus::kInList;
   const size_t n = ListStep(rest, status);
-  const bool has_close = !format_.open.empty();
+  const bool has_close = !syntax_.open.empty();
   if (status == ListStatus::kFailed) {
     if (!has_close) CancelRegion();
     state_ = has_close ? State::kDiscard : State::kOutside;
@@ -561,7 +563,7 @@ size_t PythonListParser::InList(std::string_view rest) {
 // After the list: whitespace, then the end marker; anything else is content.
 size_t PythonListParser::AfterList(std::string_view rest, bool at_end) {
   if (text::IsSpace(rest[0])) return 1;
-  const text::ScanResult hit = close_.Scan(rest, at_end);
+  const text::ScanResult hit = format_.close().Scan(rest, at_end);
   if (hit.pos == 0 && hit.status == text::ScanStatus::kPartial) return kHold;
   state_ = State::kOutside;
   if (region_open()) CloseRegion();
@@ -570,10 +572,10 @@ size_t PythonListParser::AfterList(std::string_view rest, bool at_end) {
 
 // A malformed call: captured up to the end marker, then returned as content.
 size_t PythonListParser::Discard(std::string_view rest, bool at_end) {
-  const text::ScanResult hit = close_.Scan(rest, at_end);
+  const text::ScanResult hit = format_.close().Scan(rest, at_end);
   Capture(rest.substr(0, hit.pos));
   if (hit.status != text::ScanStatus::kFound) return hit.pos == 0 ? kHold : hit.pos;
-  Capture(format_.close);
+  Capture(syntax_.close);
   CancelRegion();
   state_ = State::kOutside;
   return hit.pos + hit.length;
@@ -617,7 +619,7 @@ size_t PythonListParser::ItemStart(std::string_view rest, ListStatus& status) {
     status = ListStatus::kEnded;
     return 1;
   }
-  if (!IsNameStart(c) && !(c == '{' && format_.json_items)) return Fail(status);
+  if (!IsNameStart(c) && !(c == '{' && syntax_.json_items)) return Fail(status);
   if (!region_open()) OpenRegion(pending_);
   pending_.clear();
   if (c == '{') {
@@ -646,8 +648,8 @@ size_t PythonListParser::AfterItem(std::string_view rest, ListStatus& status) {
     status = ListStatus::kEnded;
     return 1;
   }
-  const bool item = IsNameStart(c) || (c == '{' && format_.json_items);
-  if (format_.line_items && item && pending_.find('\n') != std::string::npos) {
+  const bool item = IsNameStart(c) || (c == '{' && syntax_.json_items);
+  if (syntax_.line_items && item && pending_.find('\n') != std::string::npos) {
     item_ = Item::kStart;  // the next item, on a line of its own; the newline is its separator
     return 0;
   }
@@ -674,14 +676,8 @@ size_t PythonListParser::NameStep(std::string_view rest, ListStatus& status) {
 
 size_t PythonListParser::PythonStep(std::string_view rest, ListStatus& status) {
   size_t n = 0;
-  scratch_.clear();
-  const PythonArgs::Status st = python_.Feed(rest, n, scratch_);
+  const PythonArgs::Status st = python_.FeedCall(rest, n, name_, call_begun(), *this);
   Capture(rest.substr(0, n));
-  // Output first, then the error: the call begins at the same byte however text is cut.
-  if (!scratch_.empty()) {
-    if (!call_begun()) BeginCall(name_);
-    Args(scratch_);
-  }
   if (st == PythonArgs::Status::kError) return n + Fail(status);
   if (st == PythonArgs::Status::kDone) ItemDone();
   return n;
@@ -718,6 +714,23 @@ size_t PythonListParser::ListStep(std::string_view rest, ListStatus& status) {
 }
 
 }  // namespace
+
+namespace {
+
+// The block's start (a bare '[' when `open` is empty) is id 0; the wrappers follow.
+text::MarkerSet OutsideMarkers(const PythonListSyntax& syntax) {
+  std::vector<std::string> markers{std::string(syntax.open.empty() ? "[" : syntax.open)};
+  for (const std::string_view drop : syntax.drop)
+    markers.emplace_back(drop);
+  return text::MarkerSet(markers);
+}
+
+}  // namespace
+
+PythonListFormat::PythonListFormat(PythonListSyntax syntax)
+    : syntax_(std::move(syntax)),
+      outside_(OutsideMarkers(syntax_)),
+      close_(syntax_.close.empty() ? text::MarkerSet() : text::MarkerSet{syntax_.close}) {}
 
 std::unique_ptr<ToolParser> MakePythonListParser(const ToolParserOptions& options,
                                                  const PythonListFormat& format) {

@@ -36,6 +36,11 @@ class PythonArgs {
   // Consumes from `text`, appending JSON to `out`; `consumed` counts the bytes used (for
   // kDone, up to and including the closing parenthesis; for kError, up to the bad byte).
   Status Feed(std::string_view text, size_t& consumed, std::string& out);
+  // Feeds as Feed and streams the JSON written as the arguments of call `name` into `sink`,
+  // beginning the call (unless `begun`) with the first byte written — before an error is
+  // reported, so the call begins at the same byte however the text is cut.
+  Status FeedCall(std::string_view text, size_t& consumed, std::string_view name, bool begun,
+                  CallSink& sink);
   void Reset();
 
  private:
@@ -73,6 +78,7 @@ class PythonArgs {
   bool CloseContainer(char c, std::string& out);
 
   State state_ = State::kArgStart;
+  std::string written_;      // FeedCall: the JSON of one feed
   std::vector<char> stack_;  // '[', '(' or '{'
   ArgsWriter writer_;
   std::string name_;   // the keyword being read
@@ -126,7 +132,7 @@ class JsonKeyTracker {
 //    with `close` (whitespace before it is dropped; other bytes end the block and are
 //    content). A malformed item is returned as content with the whole block up to and
 //    including `close`; a missing `close` is tolerated.
-struct PythonListFormat {
+struct PythonListSyntax {
   std::string_view open = {};               // the block's start marker; empty: a bare call list
   std::string_view close = {};              // the block's end marker (used only with `open`)
   std::vector<std::string_view> drop = {};  // wrappers removed where they occur outside a block
@@ -135,6 +141,22 @@ struct PythonListFormat {
   bool optional_brackets = false;
   bool json_items = false;  // an item may be a JSON envelope {"name": …, "arguments": …}
   bool line_items = false;  // a newline separates items, like a comma (one call a line)
+};
+
+// A PythonListSyntax with its marker sets built: the block's start (a bare '[' when `open` is
+// empty) then the wrappers, and the end marker. Immutable; one static instance per family.
+class PythonListFormat {
+ public:
+  explicit PythonListFormat(PythonListSyntax syntax);
+
+  const PythonListSyntax& syntax() const { return syntax_; }
+  const text::MarkerSet& outside() const { return outside_; }
+  const text::MarkerSet& close() const { return close_; }
+
+ private:
+  PythonListSyntax syntax_;
+  text::MarkerSet outside_;
+  text::MarkerSet close_;
 };
 
 // `format` must outlive the parser (a static declaration).

@@ -18,7 +18,8 @@
 namespace crux::parse::tools {
 
 std::unique_ptr<ToolParser> MakePythonicParser(const ToolParserOptions& options) {
-  static const PythonListFormat format{.drop = {"<|python_start|>", "<|python_end|>"}};
+  static const PythonListFormat format(
+      PythonListSyntax{.drop = {"<|python_start|>", "<|python_end|>"}});
   return MakePythonListParser(options, format);
 }
 

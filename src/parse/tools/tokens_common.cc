@@ -434,13 +434,8 @@ size_t ListParser::Name(std::string_view rest) {
 
 size_t ListParser::Python(std::string_view rest) {
   size_t n = 0;
-  scratch_.clear();
-  const PythonArgs::Status st = python_.Feed(rest, n, scratch_);
+  const PythonArgs::Status st = python_.FeedCall(rest, n, name_, call_begun(), *this);
   Capture(rest.substr(0, n));
-  if (!scratch_.empty()) {  // before the error, so the call begins at the same byte always
-    if (!call_begun()) BeginCall(name_);
-    Args(scratch_);
-  }
   if (st == PythonArgs::Status::kError) {
     Failed();
   } else if (st == PythonArgs::Status::kDone) {

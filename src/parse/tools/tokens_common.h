@@ -237,7 +237,6 @@ class ListParser : public TokenParser {
   std::string tag_;            // kTag: the tag read so far (text if it breaks off)
   std::string pending_;        // kSeparator: what follows the object until the next byte decides
   std::string name_;           // kName, kPython: the function name
-  std::string scratch_;
   JsonCallList list_;
   JsonCallObject object_;
   JsonKeyTracker first_key_;  // held_: the object's keys
