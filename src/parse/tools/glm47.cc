@@ -14,6 +14,7 @@
 
 #include "crux/parse/call_grammar.h"
 #include "crux/parse/tools/registry.h"
+#include "parse/tools/grammars.h"
 #include "parse/tools/tags_common.h"
 
 namespace crux::parse::tools::tags {
@@ -42,11 +43,7 @@ const ToolParserInfo& Glm47ToolFormat() {
   static const CallGrammar grammar{
       .call = {{S::kText, "<tool_call>"}, {S::kName}, {S::kArguments}, {S::kText, "</tool_call>"}},
       .args = CallGrammar::Args::kKeyValue,
-      .argument = {{S::kText, "<arg_key>"},
-                   {S::kKey},
-                   {S::kText, "</arg_key><arg_value>"},
-                   {S::kValue},
-                   {S::kText, "</arg_value>"}},
+      .argument = ArgKeyValue(),
   };
   static const ToolParserInfo format{
       .name = "glm47",

@@ -28,6 +28,10 @@ CallGrammar EnvelopeList(std::string_view open, std::string_view close) {
   return {.open = open, .close = close, .separator = ", ", .call = EnvelopeCall()};
 }
 
+std::vector<CallGrammar::Part> ArgKeyValue(std::string_view between, std::string_view after) {
+  return {{S::kText, "<arg_key>"}, {S::kKey}, {S::kText, between}, {S::kValue}, {S::kText, after}};
+}
+
 CallGrammar FunctionXml(std::string_view open, std::string_view close, bool value_newlines,
                         CallGrammar::Values values) {
   return {.separator = "\n",

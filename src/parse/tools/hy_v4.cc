@@ -15,6 +15,7 @@
 
 #include "crux/parse/call_grammar.h"
 #include "crux/parse/tools/registry.h"
+#include "parse/tools/grammars.h"
 #include "parse/tools/tags_common.h"
 
 namespace crux::parse::tools::tags {
@@ -48,11 +49,7 @@ const ToolParserInfo& HyV4ToolFormat() {
       .close = "</tool_calls>",
       .call = {{S::kText, "<tool_call>"}, {S::kName}, {S::kArguments}, {S::kText, "</tool_call>"}},
       .args = CallGrammar::Args::kKeyValue,
-      .argument = {{S::kText, "<arg_key>"},
-                   {S::kKey},
-                   {S::kText, "</arg_key><arg_value>"},
-                   {S::kValue},
-                   {S::kText, "</arg_value>"}},
+      .argument = ArgKeyValue(),
   };
   static const ToolParserInfo format{
       .name = "hy_v4",

@@ -14,6 +14,7 @@
 
 #include "crux/parse/call_grammar.h"
 #include "crux/parse/tools/registry.h"
+#include "parse/tools/grammars.h"
 #include "parse/tools/tags_common.h"
 
 namespace crux::parse::tools::tags {
@@ -48,11 +49,7 @@ const ToolParserInfo& HyperclovaxToolFormat() {
                {S::kArguments},
                {S::kText, "</tool_call>"}},
       .args = CallGrammar::Args::kKeyValue,
-      .argument = {{S::kText, "<arg_key>"},
-                   {S::kKey},
-                   {S::kText, "</arg_key>\n<arg_value>"},
-                   {S::kValue},
-                   {S::kText, "</arg_value>\n"}},
+      .argument = ArgKeyValue("</arg_key>\n<arg_value>", "</arg_value>\n"),
   };
   static const ToolParserInfo format{
       .name = "hyperclovax",

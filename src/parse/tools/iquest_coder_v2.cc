@@ -11,6 +11,7 @@
 
 #include "crux/parse/call_grammar.h"
 #include "crux/parse/tools/registry.h"
+#include "parse/tools/grammars.h"
 #include "parse/tools/tags_common.h"
 
 namespace crux::parse::tools::tags {
@@ -49,11 +50,7 @@ const ToolParserInfo& IquestCoderV2ToolFormat() {
                {S::kArguments},
                {S::kText, "</iquestcoder_tool_call>"}},
       .args = CallGrammar::Args::kKeyValue,
-      .argument = {{S::kText, "<arg_key>"},
-                   {S::kKey},
-                   {S::kText, "</arg_key>\n<arg_value>"},
-                   {S::kValue},
-                   {S::kText, "</arg_value>\n"}},
+      .argument = ArgKeyValue("</arg_key>\n<arg_value>", "</arg_value>\n"),
   };
   static const ToolParserInfo format{
       .name = "iquest_coder_v2",

@@ -9,6 +9,7 @@
 
 #include "crux/parse/call_grammar.h"
 #include "crux/parse/tools/registry.h"
+#include "parse/tools/grammars.h"
 #include "parse/tools/tags_common.h"
 
 namespace crux::parse::tools::tags {
@@ -44,11 +45,7 @@ const ToolParserInfo& Ling3ToolFormat() {
                {S::kArguments},
                {S::kText, "\n</tool_call>"}},
       .args = CallGrammar::Args::kKeyValue,
-      .argument = {{S::kText, "<arg_key>"},
-                   {S::kKey},
-                   {S::kText, "</arg_key>\n<arg_value>"},
-                   {S::kValue},
-                   {S::kText, "</arg_value>"}},
+      .argument = ArgKeyValue("</arg_key>\n<arg_value>", "</arg_value>"),
   };
   static const ToolParserInfo format{
       .name = "ling3",
