@@ -19,19 +19,12 @@
 namespace crux::parse::tools::tags {
 namespace {
 
-constexpr XmlSyntax kInvoke{.start = "<invoke name=\"",
-                            .name_close = "\">",
-                            .key_open = "<parameter name=\"",
-                            .key_close = "\">",
-                            .value_close = "</parameter>",
-                            .call_close = "</invoke>"};
-
 const TagFamily& Family() {
   static const TagFamily family(TagFamilyDef{
       .container_open = "<dots_function_call>",
       .container_close = "</dots_function_call>",
       .container_json = true,
-      .container_calls = {&kInvoke},
+      .container_calls = {&kInvokeSyntax},
       .drop = {"</dots_function_call>"},
       .values = {ValueTrim::kStrip, Untyped::kJson},
   });

@@ -24,19 +24,12 @@
 namespace crux::parse::tools::tags {
 namespace {
 
-constexpr XmlSyntax kInvoke{.start = "<invoke name=\"",
-                            .name_close = "\">",
-                            .key_open = "<parameter name=\"",
-                            .key_close = "\">",
-                            .value_close = "</parameter>",
-                            .call_close = "</invoke>"};
-
 const TagFamily& Family() {
   static const TagFamily family(TagFamilyDef{
       .container_open = "<minimax:tool_call>",
       .container_close = "</minimax:tool_call>",
-      .container_calls = {&kInvoke},
-      .bare_calls = {&kInvoke},
+      .container_calls = {&kInvokeSyntax},
+      .bare_calls = {&kInvokeSyntax},
       .end_of_turn = {"[e~["},
       .drop = {"</invoke>", "</minimax:tool_call>"},
       .values = {ValueTrim::kStrip, Untyped::kJson},

@@ -95,6 +95,14 @@ struct XmlSyntax {
   std::string_view json_close = {};
 };
 
+// MiniMax-M2's `<invoke name="NAME">` `<parameter name="K">V</parameter>` … `</invoke>` (also
+// dots.llm1's).
+inline constexpr XmlSyntax kInvokeSyntax{.start = "<invoke name=\"",
+                                         .name_close = "\">",
+                                         .key_open = "<parameter name=\"",
+                                         .key_close = "\">",
+                                         .value_close = "</parameter>",
+                                         .call_close = "</invoke>"};
 // `<function=NAME>` `<parameter=K>V</parameter>` … `</function>` (Qwen3-Coder, Step, Nemotron,
 // Seed-OSS); `{…}` right after the name is accepted as JSON arguments.
 inline constexpr XmlSyntax kFunctionSyntax{.start = "<function=",
