@@ -674,7 +674,9 @@ Expected<Vocabulary> Vocabulary::FromGguf(std::string_view file_bytes) {
 Expected<Vocabulary> Vocabulary::FromGgufFile(const std::string& path) {
   std::ifstream file(path, std::ios::binary | std::ios::ate);
   if (!file) return Error(ErrorCode::kIo, "cannot open '" + path + "': " + std::strerror(errno));
-  const auto file_size = static_cast<size_t>(file.tellg());
+  const std::streamoff end = file.tellg();
+  if (end < 0) return Error(ErrorCode::kIo, "cannot read '" + path + "': not a regular file");
+  const auto file_size = static_cast<size_t>(end);
   file.seekg(0);
   std::string bytes;
   size_t want = std::min<size_t>(file_size, size_t{16} << 20);

@@ -281,6 +281,27 @@ TEST(VocabGguf, FromFile) {
   EXPECT_NE(missing.error().message().find(path), std::string::npos);
 }
 
+// Metadata longer than the loader's first read (16 MiB): the read grows until it parses.
+TEST(VocabGguf, FromFileWithLargeMetadata) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("crux_vocab_large_" + std::to_string(getpid()) + ".gguf"))
+                               .string();
+  {
+    GgufWriter w(3);
+    w.KvString("general.license", std::string(size_t{20} << 20, 'x'));
+    w.KvString("tokenizer.ggml.model", "gpt2").KvStrings("tokenizer.ggml.tokens", {"a", "b"});
+    std::ofstream out(path, std::ios::binary);
+    out << w.bytes();
+  }
+  auto v = Vocabulary::FromGgufFile(path);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(v.ok()) << v.error().message();
+  EXPECT_EQ(v->size(), 2u);
+  auto directory = Vocabulary::FromGgufFile(std::filesystem::temp_directory_path().string());
+  ASSERT_FALSE(directory.ok());
+  EXPECT_EQ(directory.error().code(), ErrorCode::kIo);
+}
+
 TEST(VocabTokenizerJson, ByteLevelBpe) {
   auto v = Vocabulary::FromTokenizerJson(R"({
     "model": {"type": "BPE", "vocab": {"hello": 0, "\u0120the": 1, "\u010a": 2, "x": 5}},
