@@ -18,9 +18,13 @@ namespace crux::constrain {
 using regex::NfaState;
 using Kind = NfaState::Kind;
 
-// The NFA states of one source, [begin, end), and within them the trailing any-string loop
-// of a searched pattern, [rest_begin, rest_end) (empty for the other kinds).
+// One track of the construction: a source, or a leading lookahead of a pattern source. A
+// source matches when its positive tracks match and its negated ones do not. The NFA states
+// of the track are [begin, end), and within them the trailing any-string loop of a searched
+// pattern, [rest_begin, rest_end) (empty for the other kinds).
 struct SourceSpan {
+  uint32_t source = 0;
+  bool negated = false;
   uint32_t begin = 0;
   uint32_t end = 0;
   uint32_t rest_begin = 0;
@@ -29,7 +33,7 @@ struct SourceSpan {
 
 class DfaBuilder {
  public:
-  DfaBuilder(const std::vector<NfaState>& nfa, std::vector<SourceSpan> spans)
+  DfaBuilder(const std::vector<NfaState>& nfa, std::vector<SourceSpan> spans, size_t sources)
       : nfa_(nfa),
         spans_(std::move(spans)),
         words_((spans_.size() + 31) / 32),
@@ -40,8 +44,9 @@ class DfaBuilder {
         rest_source_[spans_[source].rest_begin] = static_cast<uint32_t>(source);
       }
     }
-    dfa_.source_count_ = spans_.size();
+    dfa_.source_count_ = spans_.size();  // tracks until SourceMatches
     dfa_.words_ = words_;
+    source_count_ = sources;
   }
 
   Expected<ByteDfa> Build(const std::vector<uint32_t>& starts);
@@ -62,11 +67,14 @@ class DfaBuilder {
   // The DFA state of `closure` (a new one when unseen); kDeadState for the empty closure.
   Expected<uint32_t> Intern(Closure closure);
   Status Expand(uint32_t state);
+  // Turns the states' track bits into source bits.
+  void SourceMatches();
   void Prune();
 
   const std::vector<NfaState>& nfa_;
   std::vector<SourceSpan> spans_;
-  size_t words_;
+  size_t words_;  // per track bitset
+  size_t source_count_ = 0;
   std::vector<uint32_t> stamps_;       // per (NFA state, past `$`): the closure that last saw it
   std::vector<uint32_t> rest_source_;  // per NFA state: the source whose trailing loop it opens
   size_t work_ = 0;                    // byte states summed over the DFA states so far
@@ -172,6 +180,27 @@ Status DfaBuilder::Expand(uint32_t state) {
   return {};
 }
 
+void DfaBuilder::SourceMatches() {
+  const size_t source_words = (source_count_ + 31) / 32;
+  std::vector<uint32_t> words(byte_sets_.size() * source_words, 0);
+  for (uint32_t state = 0; state < byte_sets_.size(); ++state) {
+    const std::span<const uint32_t> tracks = dfa_.MatchWords(state);
+    std::vector<uint8_t> positive(source_count_, 1);
+    for (size_t track = 0; track < spans_.size(); ++track) {
+      const bool on = (tracks[track / 32] >> (track % 32) & 1) != 0;
+      if (on == spans_[track].negated) positive[spans_[track].source] = 0;
+    }
+    for (size_t source = 0; source < source_count_; ++source) {
+      if (positive[source]) {
+        words[state * source_words + source / 32] |= uint32_t{1} << (source % 32);
+      }
+    }
+  }
+  dfa_.match_words_ = std::move(words);
+  dfa_.words_ = source_words;
+  dfa_.source_count_ = source_count_;
+}
+
 // Keeps the states that can reach a match (renumbered in order), and marks those that can
 // reach a state where every source matches.
 void DfaBuilder::Prune() {
@@ -212,7 +241,7 @@ void DfaBuilder::Prune() {
   }
   ByteDfa pruned;
   pruned.source_count_ = dfa_.source_count_;
-  pruned.words_ = words_;
+  pruned.words_ = dfa_.words_;
   pruned.transitions_.resize(size_t{kept} * 256);
   for (size_t s = 0; s < count; ++s) {
     if (!alive[s]) continue;
@@ -237,6 +266,7 @@ Expected<ByteDfa> DfaBuilder::Build(const std::vector<uint32_t>& starts) {
     if (Status status = Expand(state); !status) return status.error();
   }
   dfa_.can_match_all_.assign(byte_sets_.size(), 0);  // state_count() during pruning
+  SourceMatches();
   Prune();
   return std::move(dfa_);
 }
@@ -254,10 +284,10 @@ bool ByteDfa::MatchesAll(uint32_t state) const {
 
 namespace {
 
-// The NFA of one source, ending in an accept state for `index`; its first state. Records the
+// The NFA of a track, ending in an accept state for `index`; its first state. Records the
 // trailing loop of a searched pattern in `span`.
-Expected<uint32_t> SourceNfa(regex::NfaBuilder& builder, const RegexSource& source, uint32_t index,
-                             SourceSpan& span) {
+Expected<uint32_t> TrackNfa(regex::NfaBuilder& builder, const RegexSource& source,
+                            std::string_view pattern, uint32_t index, SourceSpan& span) {
   auto accept = builder.Add({Kind::kAccept, 0, 0, 0, 0, index});
   if (!accept) return accept;
   switch (source.kind) {
@@ -268,7 +298,7 @@ Expected<uint32_t> SourceNfa(regex::NfaBuilder& builder, const RegexSource& sour
     case RegexSource::Kind::kPattern:
       break;
   }
-  auto ast = regex::ParseRegex(source.text);
+  auto ast = regex::ParseRegex(pattern);
   if (!ast) return ast.error();
   span.rest_begin = static_cast<uint32_t>(builder.states().size());
   auto rest = builder.AnyString(*accept);  // searched for: anything may follow a match…
@@ -284,15 +314,26 @@ Expected<uint32_t> SourceNfa(regex::NfaBuilder& builder, const RegexSource& sour
 Expected<ByteDfa> CompileRegexes(std::span<const RegexSource> sources) {
   regex::NfaBuilder builder;
   std::vector<uint32_t> starts;
-  std::vector<SourceSpan> spans(sources.size());
+  std::vector<SourceSpan> spans;
   for (size_t i = 0; i < sources.size(); ++i) {
-    spans[i].begin = static_cast<uint32_t>(builder.states().size());
-    auto start = SourceNfa(builder, sources[i], static_cast<uint32_t>(i), spans[i]);
-    if (!start) return start.error();
-    spans[i].end = static_cast<uint32_t>(builder.states().size());
-    starts.push_back(*start);
+    std::vector<regex::PatternTrack> tracks = {{sources[i].text, false}};
+    if (sources[i].kind == RegexSource::Kind::kPattern) {
+      tracks = regex::SplitLeadingLookaheads(sources[i].text);
+    }
+    for (const regex::PatternTrack& track : tracks) {
+      SourceSpan span;
+      span.source = static_cast<uint32_t>(i);
+      span.negated = track.negated;
+      span.begin = static_cast<uint32_t>(builder.states().size());
+      auto start =
+          TrackNfa(builder, sources[i], track.pattern, static_cast<uint32_t>(spans.size()), span);
+      if (!start) return start.error();
+      span.end = static_cast<uint32_t>(builder.states().size());
+      spans.push_back(span);
+      starts.push_back(*start);
+    }
   }
-  return DfaBuilder(builder.states(), std::move(spans)).Build(starts);
+  return DfaBuilder(builder.states(), std::move(spans), sources.size()).Build(starts);
 }
 
 uint32_t RunDfa(const ByteDfa& dfa, std::string_view text) {

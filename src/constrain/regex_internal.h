@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -54,6 +55,18 @@ struct RegexAst {
 // Parses an ECMAScript pattern (UTF-8). kUnsupported names the construct outside the subset,
 // kInvalidArgument a malformed pattern with its byte offset.
 Expected<RegexAst> ParseRegex(std::string_view pattern);
+
+// One part of a pattern with leading lookaheads, `^(?!X)(?=Y)R`: the main part "^R" and each
+// lookahead as the searched pattern "^(?:X)", which must not match (`(?!`) or must (`(?=`).
+// The pattern matches when all parts agree, since a lookahead at the input's start asks
+// whether some prefix of the input matches it.
+struct PatternTrack {
+  std::string pattern;
+  bool negated = false;
+};
+// The parts of `pattern`: itself alone unless it starts with `^` and lookaheads and the rest
+// has no top-level `|` (a lookahead anywhere else stays kUnsupported for the parser to report).
+std::vector<PatternTrack> SplitLeadingLookaheads(std::string_view pattern);
 
 // A Thompson NFA over bytes. Epsilon edges are kSplit/kJump; kLineStart/kLineEnd edges are
 // followed only at the input's start/end; kAccept ends source `source`.

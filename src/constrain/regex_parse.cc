@@ -458,6 +458,55 @@ CodePointSet Complement(const CodePointSet& set) {
   return out;
 }
 
+namespace {
+
+// The end of the group or class opening at `open`, skipping escapes and classes; npos when it
+// is unterminated. With `find_bar`, instead the first `|` outside any group from `open` on.
+size_t Scan(std::string_view text, size_t open, bool find_bar) {
+  int depth = 0;
+  bool in_class = false;
+  for (size_t i = open; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\\') {
+      ++i;
+    } else if (in_class) {
+      in_class = c != ']';
+    } else if (c == '[') {
+      in_class = true;
+      if (text.substr(i + 1, 1) == "]") ++i;  // `[]` is the empty class
+    } else if (c == '(') {
+      ++depth;
+    } else if (c == ')') {
+      if (--depth == 0 && !find_bar) return i;
+    } else if (c == '|' && depth == 0 && find_bar) {
+      return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+std::vector<PatternTrack> SplitLeadingLookaheads(std::string_view pattern) {
+  std::vector<PatternTrack> lookaheads;
+  size_t pos = 1;
+  while (pattern.substr(0, 1) == "^" &&
+         (pattern.substr(pos, 3) == "(?!" || pattern.substr(pos, 3) == "(?=")) {
+    const size_t close = Scan(pattern, pos, false);
+    if (close == std::string_view::npos) break;
+    const std::string_view inner = pattern.substr(pos + 3, close - pos - 3);
+    lookaheads.push_back({"^(?:" + std::string(inner) + ")", pattern[pos + 2] == '!'});
+    pos = close + 1;
+  }
+  const std::string_view rest = pattern.substr(std::min(pos, pattern.size()));
+  if (lookaheads.empty() || Scan(rest, 0, true) != std::string_view::npos) {
+    return {{std::string(pattern), false}};
+  }
+  std::vector<PatternTrack> tracks = {{"^" + std::string(rest), false}};
+  tracks.insert(tracks.end(), lookaheads.begin(), lookaheads.end());
+  return tracks;
+}
+
 Expected<RegexAst> ParseRegex(std::string_view pattern) {
   return Parser(pattern).Parse();
 }

@@ -210,6 +210,28 @@ TEST(RegexTest, SeveralSourcesAndCanMatchAll) {
   EXPECT_NE(RunDfa(both, "ex."), kDeadState);
 }
 
+TEST(RegexTest, LeadingLookaheads) {
+  RunCases({
+      {"^(?!@@)[@a-zA-Z0-9_-]+$", "@name", true},
+      {"^(?!@@)[@a-zA-Z0-9_-]+$", "@@name", false},
+      {"^(?!org\\.bukkit\\.)[a-z.]+$", "org.bukkit.x", false},
+      {"^(?!org\\.bukkit\\.)[a-z.]+$", "org.bukkitx", true},
+      {"^(?=.*[0-9])(?=.*[A-Z]).{6,}$", "abcD12", true},
+      {"^(?=.*[0-9])(?=.*[A-Z]).{6,}$", "abcd12", false},
+  });
+  // A lookahead anywhere else stays outside the subset, as does one before a top-level `|`
+  // (it would apply to the first branch only).
+  for (const char* pattern : {"a(?!b)", "^((?!x).)*$", "^(?!a)b|c", "(?=a)"}) {
+    auto dfa = CompileRegexes(std::vector<RegexSource>{{RegexSource::Kind::kPattern, pattern}});
+    ASSERT_FALSE(dfa.ok()) << pattern;
+    EXPECT_EQ(dfa.error().code(), ErrorCode::kUnsupported) << pattern;
+  }
+  // Pruning sees the lookahead: after "@@" nothing can match.
+  const ByteDfa dfa = Pattern("^(?!@@)[@a-z]+$");
+  EXPECT_NE(RunDfa(dfa, "@"), kDeadState);
+  EXPECT_EQ(RunDfa(dfa, "@@"), kDeadState);
+}
+
 TEST(RegexTest, UnsupportedAndInvalid) {
   const std::vector<std::pair<std::string, std::string>> unsupported = {
       {"(?=a)", "lookahead `(?=`"},
@@ -351,6 +373,12 @@ TEST(RegexTest, AgreesWithStdRegex) {
       "^[^a-c]?d",
       "c$|^a",
       "^\\D\\W\\S$",
+      "^(?!@@)[@a-z0-9_-]+$",
+      "^(?!tag|cat)$",
+      "^(?!interactive|name|style).+$",
+      "^(?=.*\\d)(?=.*[a-z]).{4,8}$",
+      "^(?!.*\\/)^(.*[^.]+.*)$",
+      "^(?!a$)(?=.*b$)[ab]*",
   };
   std::mt19937 rng(12345);
   for (std::string pattern : patterns) {
