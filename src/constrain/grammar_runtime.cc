@@ -815,10 +815,23 @@ Runtime::Outcome Runtime::StepKeyword(Frame& frame, int byte) {
 
 Runtime::Outcome Runtime::StepLiteral(Frame& frame, int byte) {
   const LiteralTrie& trie = specs_.literal_sets[specs_.values[frame.spec].literals];
+  if (IsWhitespace(byte) && trie.whitespace_after(frame.a) &&
+      trie.Step(frame.a, static_cast<uint8_t>(byte)) == kNone) {
+    // Inside an object or array of an enum, between tokens. (After a whole value the
+    // whitespace is the parent's: the literal ends first when it can.)
+    if (trie.literal(frame.a) == kNone) {
+      if (!options_.flexible_whitespace || frame.ws >= options_.max_whitespace) {
+        return Outcome::kRefused;
+      }
+      ++frame.ws;
+      return Outcome::kConsumed;
+    }
+  }
   if (byte != kEndOfInput) {
     const uint32_t child = trie.Step(frame.a, static_cast<uint8_t>(byte));
     if (child != kNone) {
       frame.a = child;
+      frame.ws = 0;
       return Outcome::kConsumed;
     }
   }

@@ -22,8 +22,17 @@ void LiteralTrie::Add(std::string_view text, uint32_t index) {
     }
     if (child == kNone) {
       child = static_cast<uint32_t>(nodes_.size());
-      nodes_.emplace_back();
-      nodes_.back().depth = nodes_[node].depth + 1;
+      Node next;
+      next.depth = nodes_[node].depth + 1;
+      next.last = byte;
+      const Node& parent = nodes_[node];
+      if (parent.in_string) {
+        next.in_string = parent.escaped || byte != '"';
+        next.escaped = !parent.escaped && byte == '\\';
+      } else {
+        next.in_string = byte == '"';
+      }
+      nodes_.push_back(next);
       building_.emplace_back();
       building_[node].push_back({byte, child});
     }
@@ -71,6 +80,18 @@ void LiteralTrie::Finish() {
     nodes_[i].edges_begin = static_cast<uint32_t>(edges_.size());
     edges_.insert(edges_.end(), building_[i].begin(), building_[i].end());
     nodes_[i].edges_end = static_cast<uint32_t>(edges_.size());
+  }
+  auto structural = [](uint8_t byte) {
+    return byte == '{' || byte == '[' || byte == ',' || byte == ':' || byte == '}' || byte == ']';
+  };
+  for (size_t i = 1; i < nodes_.size(); ++i) {
+    Node& n = nodes_[i];
+    if (n.in_string) continue;
+    bool before_structural = n.edges_end > n.edges_begin;
+    for (uint32_t e = n.edges_begin; e < n.edges_end; ++e) {
+      before_structural = before_structural && structural(edges_[e].byte);
+    }
+    n.whitespace_after = structural(n.last) || n.last == '"' || before_structural;
   }
   building_.clear();
   building_.shrink_to_fit();
@@ -385,7 +406,8 @@ Status Builder::FillString(const Conj& flat, ValueSpec& spec) {
     }
     if (node.format != StringFormat::kNone) {
       sources.push_back({RegexSource::Kind::kFormat, "", node.format});
-      spec.string.max_length = std::min(spec.string.max_length, FormatMaxLength(node.format));
+      spec.string.max_length =
+          std::min(spec.string.max_length, FormatMaxLength(node.format).max_length);
     }
   }
   if (sources.empty()) return {};

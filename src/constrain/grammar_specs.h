@@ -56,6 +56,9 @@ class LiteralTrie {
   uint32_t edge_child(uint32_t node, uint32_t i) const {
     return edges_[nodes_[node].edges_begin + i].child;
   }
+  // True when JSON whitespace may follow `node`'s prefix of a canonical JSON text: outside
+  // strings, after a structural byte or before one.
+  bool whitespace_after(uint32_t node) const { return nodes_[node].whitespace_after; }
   // Bytes from the root to `node`.
   uint32_t depth(uint32_t node) const { return nodes_[node].depth; }
   // The rank (position in byte order) of literal `index`.
@@ -71,6 +74,10 @@ class LiteralTrie {
     uint32_t first_rank = 0;
     uint32_t last_rank = 0;
     uint32_t depth = 0;
+    bool in_string = false;  // the prefix ends inside a JSON string
+    bool escaped = false;    // ... right after a backslash
+    uint8_t last = 0;        // the prefix's last byte
+    bool whitespace_after = false;
   };
   struct Edge {
     uint8_t byte;
