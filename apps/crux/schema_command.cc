@@ -5,7 +5,8 @@
 // (chosen outside the timers), a timed AcceptToken; at the end an end-of-generation token.
 //
 // Exit status: 0 success (check: accepted), 1 rejected by the matcher (check) or a grammar bug
-// found by bench, 2 bad arguments, unreadable files, or a schema that does not compile.
+// found by bench, 2 bad arguments, unreadable files, a schema that does not compile, or (bench)
+// an instance the vocabulary has no tokens to spell.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -164,6 +165,16 @@ class TokenIndex {
     return false;
   }
 
+  // True when some token, allowed or not, starts `rest`.
+  bool AnyPrefix(std::string_view rest) const {
+    for (size_t len = std::min(rest.size(), max_bytes_); len > 0; --len) {
+      if (std::binary_search(ids_.begin(), ids_.end(), rest.substr(0, len), Less{&vocab_})) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   static bool Allowed(const std::vector<uint32_t>& mask, uint32_t id) {
     return (mask[id / 32] >> (id % 32)) & 1u;
   }
@@ -215,6 +226,11 @@ Expected<size_t> Walk(const Grammar& grammar, const TokenIndex& index, std::stri
       }
       token = *eog;
     } else if (!index.LongestAllowedPrefix(instance.substr(offset), mask, token)) {
+      if (!index.AnyPrefix(instance.substr(offset))) {
+        return Error(ErrorCode::kUnsupported, "offset " + std::to_string(offset) +
+                                                  ": no token of the vocabulary starts the rest "
+                                                  "of the instance");
+      }
       return Error(ErrorCode::kInternal,
                    "step " + std::to_string(step) + ", offset " + std::to_string(offset) +
                        ": no allowed token is a prefix of the rest of the instance");
@@ -302,6 +318,9 @@ int RunBench(const SchemaFlags& flags) {
     samples.compile_ms.push_back(MicrosSince(start) / 1000.0);
     if (!grammar.ok()) return Fail(grammar.error().message());
     auto steps = Walk(*grammar, index, instance, mask, samples);
+    if (!steps.ok() && steps.error().code() == ErrorCode::kUnsupported) {
+      return Fail("--instance " + flags.instance_file + ": " + steps.error().message());
+    }
     if (!steps.ok()) {
       std::cerr << "crux schema bench: grammar bug: " << steps.error().message() << "\n";
       return 1;
@@ -346,7 +365,8 @@ void AddSchemaCommand(CLI::App& app, std::function<int()>& run) {
       "must be allowed and terminate. Whitespace after the instance is dropped. Prints compile\n"
       "time (median), steps (tokens + the end token) and mask p50/p95/p99/max and accept\n"
       "p50/p99 in microseconds (nearest rank over every step of every repeat). Exit 1 when\n"
-      "no allowed token continues the instance (a grammar bug), naming the step and offset.");
+      "no allowed token continues the instance (a grammar bug), naming the step and offset;\n"
+      "exit 2 when no token of the vocabulary can spell the rest of it.");
   bench->add_option("--vocab", flags->vocab_file, "GGUF file with the tokenizer")->required();
   bench->add_option("--schema", flags->schema_file, "JSON Schema file")->required();
   bench->add_option("--instance", flags->instance_file, "JSON instance valid for the schema")

@@ -116,6 +116,11 @@ describe('crux schema bench', () => {
     assert.equal(text.status, 0, text.stderr);
     assert.match(text.stdout, /^compile .* ms/m);
     assert.match(text.stdout, /^mask .*p99/m);
+    // The tiny vocabulary has no token for the accents of the long text: exit 2, not a bug.
+    const unspellable = bench(['--vocab', vocab, '--schema', path.join(schemas, 'longtext.schema.json'),
+      '--instance', path.join(schemas, 'longtext.instance.json'), '--repeat', '1']);
+    assert.equal(unspellable.status, 2);
+    assert.match(unspellable.stderr, /offset \d+: no token of the vocabulary starts the rest of the instance/);
   });
 
   test('argument errors: exit status 2 and a message', () => {
