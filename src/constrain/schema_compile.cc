@@ -224,6 +224,7 @@ Expected<SchemaIr> Compiler::Run() {
     if (Status status = Fill(next.id, *next.schema, next.pointer); !status) return status.error();
   }
   if (Status status = CheckRefCycles(); !status) return status.error();
+  ir_.pointers = node_pointers_;
   return std::move(ir_);
 }
 
@@ -754,6 +755,7 @@ Expected<SchemaIr> CompileSchema(std::string_view schema_json, const SchemaOptio
 SchemaIr AnyJsonSchema() {
   SchemaIr ir;
   ir.nodes.emplace_back();
+  ir.pointers.emplace_back();
   return ir;
 }
 

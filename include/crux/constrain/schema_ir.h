@@ -129,6 +129,7 @@ struct SchemaIr {
   NodeId root = 0;
   Draft draft = Draft::kDraft2020;
   std::vector<NotEnforced> not_enforced;  // empty: every keyword is enforced
+  std::vector<std::string> pointers;      // JSON pointer of each node's schema ("" = root)
 
   const SchemaNode& node(NodeId id) const { return nodes[id]; }
 };

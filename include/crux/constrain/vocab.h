@@ -31,21 +31,28 @@ enum class TokenKind : uint8_t {
 
 // Limits on hostile vocabulary files; past each one the loader returns ErrorCode::kLimit.
 inline constexpr size_t kMaxVocabularyTokens = 1u << 21;  // 2,097,152 tokens
-inline constexpr size_t kMaxTokenBytes = 1024;           // bytes one token writes
+inline constexpr size_t kMaxTokenBytes = 1024;            // bytes one token writes
 
 class Vocabulary {
  public:
   // Reads `tokenizer.ggml.model`, `.tokens`, `.token_type`, `.eos_token_id`, `.eot_token_id`,
   // `.eom_token_id` from a GGUF file (versions 2 and 3). kIo when unreadable, kParse when the
   // file is not GGUF or is truncated or corrupt (the message names the key or the offset),
-  // kUnsupported for a tokenizer model other than gpt2/llama (bpe/spm), kLimit above.
+  // kUnsupported for a tokenizer model other than gpt2 (byte-level BPE), llama (SentencePiece)
+  // or gemma4 (BPE over SentencePiece-style pieces), kLimit above. End-of-generation ids are
+  // eos, eot and eom plus the control and user-defined tokens whose text is one of
+  // `<|eot_id|>`, `<|eom_id|>`, `<|end_of_text|>`, `<|im_end|>`, `<|endoftext|>`,
+  // `<end_of_turn>`, `<|end|>`, `<eos>`, `</s>`, `<turn|>`, `<|tool_response>` (names llama.cpp
+  // also stops on;
+  // vocabulary files often name only eos). FromGgufFile reads only the metadata, not the
+  // tensors, so a model file of many gigabytes costs a few megabytes.
   static Expected<Vocabulary> FromGgufFile(const std::string& path);
   static Expected<Vocabulary> FromGguf(std::string_view file_bytes);
-  // Reads `model.vocab` (BPE with byte-level pieces, or SentencePiece-style with `▁` and
-  // `<0xNN>`) and `added_tokens` (special ones are kControl, the others kUserDefined) of a
-  // Hugging Face tokenizer.json. End-of-generation ids are the added special tokens named
-  // `<|eot_id|>`, `<|end_of_text|>`, `<|im_end|>`, `<|endoftext|>`, `</s>`, `<end_of_turn>`,
-  // `<|end|>`, `<eos>` that exist.
+  // Reads `model.vocab` (BPE with byte-level pieces when the pre-tokenizer or decoder is
+  // ByteLevel, else SentencePiece-style with `▁` and `<0xNN>`; Unigram's [piece, score] list)
+  // and `added_tokens` (special ones are kControl, the others kUserDefined; an added token
+  // overrides the vocab entry of its id) of a Hugging Face tokenizer.json. Ids missing from
+  // both are empty kUnused tokens. End-of-generation ids: the named tokens listed above.
   static Expected<Vocabulary> FromTokenizerJson(std::string_view json);
   // A vocabulary given directly (tests, benchmarks): token i writes bytes[i].
   static Vocabulary FromTokens(std::vector<std::string> bytes, std::vector<TokenKind> kinds,
@@ -74,7 +81,7 @@ class Vocabulary {
   Vocabulary() = default;
   void Finish();  // sorts eog_, computes identity_
 
-  std::string pool_;              // every token's bytes, back to back
+  std::string pool_;               // every token's bytes, back to back
   std::vector<uint32_t> offsets_;  // size() + 1 offsets into pool_
   std::vector<TokenKind> kinds_;
   std::vector<uint32_t> eog_;

@@ -1,0 +1,793 @@
+// The recogniser's frames. Each StepX handles one byte for one kind of frame and says what
+// happened; Feed runs the outcome (pop and hand the byte to the parent, start a value on each
+// alternative, keep the thread).
+#include "grammar_runtime.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+#include "json_util.h"
+#include "string_lexer.h"
+
+namespace crux::constrain::grammar {
+namespace {
+
+bool IsWhitespace(int byte) {
+  return byte == ' ' || byte == '\t' || byte == '\n' || byte == '\r';
+}
+
+// Object phases.
+enum : uint8_t {
+  kObjOpen,
+  kObjInKey,
+  kObjAfterKey,
+  kObjColon,
+  kObjInValue,
+  kObjAfterValue,
+  kObjComma,
+};
+// Array phases.
+enum : uint8_t { kArrOpen, kArrInItem, kArrAfterItem, kArrComma };
+// Document phases.
+enum : uint8_t { kDocBefore, kDocAfter, kDocInValue };
+// Number phases.
+enum : uint8_t {
+  kNumStart,
+  kNumMinus,
+  kNumZero,
+  kNumInt,
+  kNumDot,
+  kNumFrac,
+  kNumE,
+  kNumExpSign,
+  kNumExp,
+};
+constexpr uint32_t kNumNegative = 1;
+constexpr uint32_t kMaxBoundedIntDigits = 19;
+constexpr uint32_t kMaxBoundedFracDigits = 18;
+
+constexpr const char* kKeywords[] = {"true", "false", "null"};
+constexpr uint32_t kKeywordLengths[] = {4, 5, 4};
+
+using Real = long double;
+
+Real ToReal(const SchemaNumber& number) {
+  return number.is_integer ? static_cast<Real>(number.integer) : static_cast<Real>(number.value);
+}
+
+// True when the interval of candidate values (ends `lo`, `hi`, each closed or open) meets the
+// spec's bounds; with integer_only, when an integer lies in the intersection.
+bool Meets(const NumberSpec& spec, Real lo, bool lo_closed, Real hi, bool hi_closed) {
+  if (spec.low.present) {
+    const Real bound = ToReal(spec.low.value);
+    const bool closed = !spec.low.exclusive;
+    if (bound > lo || (bound == lo && !closed)) {
+      lo = bound;
+      lo_closed = closed;
+    }
+  }
+  if (spec.high.present) {
+    const Real bound = ToReal(spec.high.value);
+    const bool closed = !spec.high.exclusive;
+    if (bound < hi || (bound == hi && !closed)) {
+      hi = bound;
+      hi_closed = closed;
+    }
+  }
+  if (spec.integer_only) {
+    Real first = std::ceil(lo);
+    if (first == lo && !lo_closed) first += 1;
+    Real last = std::floor(hi);
+    if (last == hi && !hi_closed) last -= 1;
+    return first <= last;
+  }
+  return lo < hi || (lo == hi && lo_closed && hi_closed);
+}
+
+// Candidate values |v| in [a, b) (b_closed: [a, b]), mirrored when negative.
+bool MeetsMagnitude(const NumberSpec& spec, bool negative, Real a, Real b, bool b_closed) {
+  if (!negative) return Meets(spec, a, true, b, b_closed);
+  return Meets(spec, -b, b_closed, -a, true);
+}
+
+}  // namespace
+
+// ---- ThreadSet -----------------------------------------------------------------------------
+
+void ThreadSet::Append(const Thread& thread, size_t seen_words) {
+  if (starts_.empty()) starts_.push_back(0);
+  frames_.insert(frames_.end(), thread.frames.begin(), thread.frames.end());
+  seen_.insert(seen_.end(), thread.seen.begin(),
+               thread.seen.begin() + static_cast<ptrdiff_t>(thread.frames.size() * seen_words));
+  starts_.push_back(static_cast<uint32_t>(frames_.size()));
+}
+
+void ThreadSet::Load(size_t index, size_t seen_words, Thread& out) const {
+  const size_t begin = starts_[index];
+  const size_t end = starts_[index + 1];
+  out.frames.assign(frames_.begin() + static_cast<ptrdiff_t>(begin),
+                    frames_.begin() + static_cast<ptrdiff_t>(end));
+  out.seen.assign(seen_.begin() + static_cast<ptrdiff_t>(begin * seen_words),
+                  seen_.begin() + static_cast<ptrdiff_t>(end * seen_words));
+}
+
+bool ThreadSet::Equal(size_t i, size_t j, size_t seen_words) const {
+  if (depth(i) != depth(j)) return false;
+  const size_t n = depth(i);
+  if (!std::equal(frames_.begin() + starts_[i], frames_.begin() + starts_[i] + n,
+                  frames_.begin() + starts_[j])) {
+    return false;
+  }
+  return std::equal(seen_.begin() + starts_[i] * seen_words,
+                    seen_.begin() + (starts_[i] + n) * seen_words,
+                    seen_.begin() + starts_[j] * seen_words);
+}
+
+void ThreadSet::Dedupe(size_t seen_words) {
+  const size_t n = size();
+  if (n < 2) return;
+  size_t kept = 1;
+  for (size_t i = 1; i < n; ++i) {
+    bool duplicate = false;
+    for (size_t j = 0; j < i && !duplicate; ++j)
+      duplicate = Equal(i, j, seen_words);
+    if (duplicate) continue;
+    if (kept != i) {
+      // Move thread i down to slot `kept` (earlier slots are already compacted).
+      const size_t begin = starts_[i];
+      const size_t len = depth(i);
+      const size_t to = starts_[kept];
+      std::copy(frames_.begin() + begin, frames_.begin() + begin + len, frames_.begin() + to);
+      std::copy(seen_.begin() + begin * seen_words, seen_.begin() + (begin + len) * seen_words,
+                seen_.begin() + to * seen_words);
+      starts_[kept + 1] = static_cast<uint32_t>(to + len);
+    }
+    ++kept;
+  }
+  starts_.resize(kept + 1);
+  frames_.resize(starts_.back());
+  seen_.resize(starts_.back() * seen_words);
+}
+
+uint64_t ThreadSet::Hash() const {
+  uint64_t hash = 1469598103934665603ull;
+  auto mix = [&hash](const void* data, size_t size) {
+    const auto* bytes = static_cast<const unsigned char*>(data);
+    for (size_t i = 0; i < size; ++i)
+      hash = (hash ^ bytes[i]) * 1099511628211ull;
+  };
+  mix(frames_.data(), frames_.size() * sizeof(Frame));
+  mix(seen_.data(), seen_.size() * sizeof(uint64_t));
+  mix(starts_.data(), starts_.size() * sizeof(uint32_t));
+  return hash;
+}
+
+// ---- Runtime ---------------------------------------------------------------------------------
+
+Runtime::Runtime(const Specs& specs, const GrammarOptions& options)
+    : specs_(specs), options_(options), scratch_(kMaxStartNesting) {
+  // Fewest code points from each DFA state to one where every source matches (0-1 BFS on
+  // the reversed automaton: a lead byte costs one code point, a continuation byte nothing).
+  for (const ByteDfa& dfa : specs_.dfas) {
+    const size_t n = dfa.state_count();
+    min_to_accept_offsets_.push_back(static_cast<uint32_t>(min_to_accept_.size()));
+    std::vector<uint32_t> distance(n, UINT32_MAX);
+    std::vector<std::vector<std::pair<uint32_t, uint8_t>>> reverse(n);
+    for (uint32_t s = 0; s < n; ++s) {
+      for (int byte = 0; byte < 256; ++byte) {
+        const uint32_t t = dfa.Step(s, static_cast<uint8_t>(byte));
+        if (t != kDeadState) reverse[t].push_back({s, static_cast<uint8_t>(byte)});
+      }
+    }
+    std::vector<uint32_t> queue;
+    for (uint32_t s = 0; s < n; ++s) {
+      if (dfa.MatchesAll(s)) {
+        distance[s] = 0;
+        queue.push_back(s);
+      }
+    }
+    // Bellman-style relaxation in rounds: weights are 0/1, so repeat until stable.
+    for (size_t head = 0; head < queue.size(); ++head) {
+      const uint32_t t = queue[head];
+      for (auto [s, byte] : reverse[t]) {
+        const uint32_t weight = (byte & 0xC0) == 0x80 ? 0 : 1;
+        if (distance[t] + weight < distance[s]) {
+          distance[s] = distance[t] + weight;
+          queue.push_back(s);
+        }
+      }
+    }
+    min_to_accept_.insert(min_to_accept_.end(), distance.begin(), distance.end());
+  }
+}
+
+void Runtime::Start(ThreadSet& out) const {
+  out.Clear();
+  Thread thread;
+  thread.frames.push_back(Frame{});
+  thread.seen.assign(specs_.seen_words, 0);
+  out.Append(thread, specs_.seen_words);
+}
+
+bool Runtime::Step(const ThreadSet& in, int byte, ThreadSet& out) {
+  out.Clear();
+  for (size_t i = 0; i < in.size(); ++i) {
+    in.Load(i, specs_.seen_words, work_);
+    Feed(work_, byte, out);
+  }
+  if (out.size() > 1) out.Dedupe(specs_.seen_words);
+  return !out.empty();
+}
+
+bool Runtime::CanEnd(const ThreadSet& in) {
+  return Step(in, kEndOfInput, end_scratch_);
+}
+
+void Runtime::Feed(Thread& thread, int byte, ThreadSet& out) {
+  for (;;) {
+    switch (StepFrame(thread, byte)) {
+      case Outcome::kConsumed:
+        break;
+      case Outcome::kRefused:
+        return;
+      case Outcome::kDone:
+        thread.frames.pop_back();
+        thread.seen.resize(thread.frames.size() * specs_.seen_words);
+        ChildDone(thread);
+        break;
+      case Outcome::kDoneRetry:
+        thread.frames.pop_back();
+        thread.seen.resize(thread.frames.size() * specs_.seen_words);
+        ChildDone(thread);
+        continue;
+      case Outcome::kStartValue:
+        StartValue(thread, thread.frames.back().a, byte, out);
+        return;
+    }
+    if (out.size() >= kMaxLiveThreads) {
+      ++dropped_;
+      return;
+    }
+    out.Append(thread, specs_.seen_words);
+    return;
+  }
+}
+
+void Runtime::ChildDone(Thread& thread) {
+  Frame& parent = thread.frames.back();
+  parent.ws = 0;
+  switch (parent.kind) {
+    case FrameKind::kDocument:
+      parent.phase = kDocAfter;
+      break;
+    case FrameKind::kObject:
+      if (parent.phase == kObjInKey) {
+        parent.phase = kObjAfterKey;
+      } else {
+        ++parent.count;
+        parent.phase = kObjAfterValue;
+      }
+      break;
+    case FrameKind::kArray:
+      ++parent.count;
+      parent.phase = kArrAfterItem;
+      break;
+    default:
+      break;
+  }
+}
+
+Runtime::Outcome Runtime::StepFrame(Thread& thread, int byte) {
+  Frame& top = thread.frames.back();
+  switch (top.kind) {
+    case FrameKind::kDocument:
+      return StepDocument(top, byte);
+    case FrameKind::kObject:
+      return StepObject(thread, byte);
+    case FrameKind::kKey:
+      return StepKey(thread, byte);
+    case FrameKind::kArray:
+      return StepArray(top, byte);
+    case FrameKind::kString:
+      return StepString(top, byte);
+    case FrameKind::kNumber:
+      return StepNumber(top, byte);
+    case FrameKind::kKeyword:
+      return StepKeyword(top, byte);
+    case FrameKind::kLiteral:
+      return StepLiteral(top, byte);
+  }
+  return Outcome::kRefused;
+}
+
+#define CRUX_WHITESPACE(frame, byte)                                              \
+  if (IsWhitespace(byte)) {                                                       \
+    if (!options_.flexible_whitespace || (frame).ws >= options_.max_whitespace) { \
+      return Outcome::kRefused;                                                   \
+    }                                                                             \
+    ++(frame).ws;                                                                 \
+    return Outcome::kConsumed;                                                    \
+  }
+
+Runtime::Outcome Runtime::StepDocument(Frame& frame, int byte) {
+  CRUX_WHITESPACE(frame, byte)
+  if (frame.phase == kDocAfter) return byte == kEndOfInput ? Outcome::kConsumed : Outcome::kRefused;
+  if (frame.phase != kDocBefore || byte == kEndOfInput) return Outcome::kRefused;
+  frame.phase = kDocInValue;
+  frame.a = specs_.root;
+  return Outcome::kStartValue;
+}
+
+void Runtime::StartValue(Thread& thread, AltsId alts, int byte, ThreadSet& out) {
+  if (byte == kEndOfInput) return;
+  const std::vector<SpecId>& list = specs_.alts[alts];
+  for (size_t k = 0; k < list.size(); ++k) {
+    const bool last = k + 1 == list.size();
+    Thread* work = &thread;
+    if (!last) {
+      if (scratch_depth_ + 1 >= scratch_.size()) return;  // cannot happen: values nest once
+      Thread& copy = scratch_[++scratch_depth_];
+      copy.frames = thread.frames;
+      copy.seen = thread.seen;
+      work = &copy;
+    }
+    if (PushValue(*work, list[k], byte)) Feed(*work, byte, out);
+    if (!last) --scratch_depth_;
+  }
+}
+
+// Pushes the frame that starts a value of `spec` with `byte`; false when `spec` cannot start
+// with it. The pushed frame then takes the byte.
+bool Runtime::PushValue(Thread& thread, SpecId spec_id, int byte) {
+  const ValueSpec& spec = specs_.values[spec_id];
+  Frame frame;
+  frame.spec = spec_id;
+  if (spec.literals != kNone) {
+    frame.kind = FrameKind::kLiteral;
+    frame.a = LiteralTrie::kRoot;
+  } else if (byte == '{' && (spec.types & kTypeObject) != 0) {
+    frame.kind = FrameKind::kObject;
+    frame.phase = 0xFF;  // the opening brace comes next
+  } else if (byte == '[' && (spec.types & kTypeArray) != 0) {
+    frame.kind = FrameKind::kArray;
+    frame.phase = 0xFF;
+  } else if (byte == '"' && (spec.types & kTypeString) != 0) {
+    frame.kind = FrameKind::kString;
+    frame.phase = 0xFF;
+    frame.a = spec.string.dfa == kNone ? 0 : specs_.dfas[spec.string.dfa].start();
+  } else if ((byte == '-' || (byte >= '0' && byte <= '9')) &&
+             (spec.types & (kTypeInteger | kTypeNumber)) != 0) {
+    frame.kind = FrameKind::kNumber;
+  } else if ((byte == 't' || byte == 'f') && (spec.types & kTypeBoolean) != 0) {
+    frame.kind = FrameKind::kKeyword;
+    frame.a = byte == 't' ? 0 : 1;
+  } else if (byte == 'n' && (spec.types & kTypeNull) != 0) {
+    frame.kind = FrameKind::kKeyword;
+    frame.a = 2;
+  } else {
+    return false;
+  }
+  thread.frames.push_back(frame);
+  thread.seen.resize(thread.frames.size() * specs_.seen_words, 0);
+  std::fill(thread.seen.end() - static_cast<ptrdiff_t>(specs_.seen_words), thread.seen.end(), 0);
+  return true;
+}
+
+bool Runtime::CanAddMember(const Thread& thread, const Frame& object) const {
+  const ValueSpec& spec = specs_.values[object.spec];
+  if (spec.object == kNone) return true;
+  const ObjectSpec& o = specs_.objects[spec.object];
+  if (object.count >= o.max_properties) return false;
+  const uint64_t* seen = SeenOf(thread, thread.frames.size() - 1);
+  size_t missing = 0;
+  for (uint32_t rank : o.required_ranks) {
+    if ((seen[rank / 64] >> (rank % 64) & 1) == 0) ++missing;
+  }
+  if (missing > 0) return true;
+  if (object.count + 1 > o.max_properties) return false;
+  if (o.undeclared_possible) return true;
+  for (size_t w = 0; w < o.seen_words; ++w) {
+    if ((o.allowed_by_rank[w] & ~seen[w]) != 0) return true;
+  }
+  return false;
+}
+
+bool Runtime::CanCloseObject(const Thread& thread, const Frame& object) const {
+  const ValueSpec& spec = specs_.values[object.spec];
+  if (spec.object == kNone) return true;
+  const ObjectSpec& o = specs_.objects[spec.object];
+  if (object.count < o.min_properties) return false;
+  const uint64_t* seen = SeenOf(thread, thread.frames.size() - 1);
+  for (uint32_t rank : o.required_ranks) {
+    if ((seen[rank / 64] >> (rank % 64) & 1) == 0) return false;
+  }
+  return true;
+}
+
+Runtime::Outcome Runtime::StepObject(Thread& thread, int byte) {
+  Frame& frame = thread.frames.back();
+  if (frame.phase == 0xFF) {
+    frame.phase = kObjOpen;
+    return Outcome::kConsumed;
+  }
+  CRUX_WHITESPACE(frame, byte)
+  switch (frame.phase) {
+    case kObjOpen:
+    case kObjComma:
+      if (byte == '}' && frame.phase == kObjOpen) {
+        return CanCloseObject(thread, frame) ? Outcome::kDone : Outcome::kRefused;
+      }
+      if (byte != '"' || !CanAddMember(thread, frame)) return Outcome::kRefused;
+      {
+        frame.phase = kObjInKey;
+        Frame key;
+        key.kind = FrameKind::kKey;
+        key.spec = frame.spec;
+        const ValueSpec& spec = specs_.values[frame.spec];
+        key.a = LiteralTrie::kRoot;
+        key.d = kNone;
+        if (spec.object != kNone) {
+          const ObjectSpec& o = specs_.objects[spec.object];
+          if (o.pattern_dfa != kNone) key.d = specs_.dfas[o.pattern_dfa].start();
+        }
+        thread.frames.push_back(key);
+        thread.seen.resize(thread.frames.size() * specs_.seen_words, 0);
+      }
+      return Outcome::kConsumed;
+    case kObjAfterKey:
+      if (byte != ':') return Outcome::kRefused;
+      frame.phase = kObjColon;
+      return Outcome::kConsumed;
+    case kObjColon:
+      if (byte == kEndOfInput) return Outcome::kRefused;
+      frame.phase = kObjInValue;
+      return Outcome::kStartValue;
+    case kObjAfterValue:
+      if (byte == '}') return CanCloseObject(thread, frame) ? Outcome::kDone : Outcome::kRefused;
+      if (byte != ',' || !CanAddMember(thread, frame)) return Outcome::kRefused;
+      frame.phase = kObjComma;
+      return Outcome::kConsumed;
+    default:
+      return Outcome::kRefused;
+  }
+}
+
+bool Runtime::KeyViable(const Thread& thread) const {
+  const Frame& key = thread.frames.back();
+  const size_t object_index = thread.frames.size() - 2;
+  const Frame& object = thread.frames[object_index];
+  const ValueSpec& spec = specs_.values[object.spec];
+  if (spec.object == kNone) return true;
+  const ObjectSpec& o = specs_.objects[spec.object];
+  if (!specs_.alts[o.undeclared].empty()) return true;
+  if (o.pattern_dfa != kNone && key.d != kDeadState) return true;
+  if (key.a == kNone) return false;
+  const uint64_t* seen = SeenOf(thread, object_index);
+  const uint32_t first = o.names.first_rank(key.a);
+  const uint32_t last = o.names.last_rank(key.a);
+  for (uint32_t rank = first; rank < last; ++rank) {
+    const uint64_t bit = uint64_t{1} << (rank % 64);
+    if ((o.allowed_by_rank[rank / 64] & bit) == 0 || (seen[rank / 64] & bit) != 0) continue;
+    if (options_.any_property_order || o.property_by_rank[rank] + 1 > object.d) return true;
+  }
+  return false;
+}
+
+bool Runtime::KeyChar(Thread& thread, uint8_t byte) {
+  Frame& key = thread.frames.back();
+  const Frame& object = thread.frames[thread.frames.size() - 2];
+  const ValueSpec& spec = specs_.values[object.spec];
+  if (spec.object == kNone) return true;
+  const ObjectSpec& o = specs_.objects[spec.object];
+  if (key.a != kNone) key.a = o.names.Step(key.a, byte);
+  if (o.pattern_dfa != kNone && key.d != kDeadState) {
+    key.d = specs_.dfas[o.pattern_dfa].Step(key.d, byte);
+  }
+  return KeyViable(thread);
+}
+
+Runtime::Outcome Runtime::KeyClose(Thread& thread) {
+  const Frame key = thread.frames.back();
+  const size_t object_index = thread.frames.size() - 2;
+  Frame& object = thread.frames[object_index];
+  const ValueSpec& spec = specs_.values[object.spec];
+  if (spec.object == kNone) {
+    object.a = specs_.any_value;
+    return Outcome::kDone;
+  }
+  const ObjectSpec& o = specs_.objects[spec.object];
+  uint64_t* seen = SeenOf(thread, object_index);
+  size_t missing = 0;
+  for (uint32_t rank : o.required_ranks) {
+    if ((seen[rank / 64] >> (rank % 64) & 1) == 0) ++missing;
+  }
+  const uint32_t literal = key.a == kNone ? kNone : o.names.literal(key.a);
+  if (literal != kNone) {
+    const PropertySpec& property = o.properties[literal];
+    const uint32_t rank = o.names.rank(literal);
+    const uint64_t bit = uint64_t{1} << (rank % 64);
+    if ((seen[rank / 64] & bit) != 0 || specs_.alts[property.value].empty()) {
+      return Outcome::kRefused;
+    }
+    if (!property.required && object.count + 1 + missing > o.max_properties) {
+      return Outcome::kRefused;
+    }
+    if (!options_.any_property_order && property.order + 1 <= object.d) return Outcome::kRefused;
+    seen[rank / 64] |= bit;
+    object.d = std::max(object.d, property.order + 1);
+    object.a = property.value;
+    return Outcome::kDone;
+  }
+  AltsId alts = o.undeclared;
+  if (o.pattern_dfa != kNone && key.d != kDeadState) alts = o.undeclared_by_state[key.d];
+  if (specs_.alts[alts].empty() || object.count + 1 + missing > o.max_properties) {
+    return Outcome::kRefused;
+  }
+  object.a = alts;
+  return Outcome::kDone;
+}
+
+Runtime::Outcome Runtime::StepKey(Thread& thread, int byte) {
+  if (byte == kEndOfInput) return Outcome::kRefused;
+  Frame& key = thread.frames.back();
+  bool viable = true;
+  auto emit = [&](uint8_t decoded, bool) {
+    viable = KeyChar(thread, decoded);
+    return viable;
+  };
+  uint32_t state = key.b;
+  uint32_t code = key.c;
+  const LexResult result = LexString(state, code, static_cast<uint8_t>(byte), emit);
+  if (result == LexResult::kRefused) return Outcome::kRefused;
+  Frame& after = thread.frames.back();
+  if (result == LexResult::kClosed) {
+    if (state != kLexNormal) return Outcome::kRefused;
+    return KeyClose(thread);
+  }
+  after.b = state;
+  after.c = code;
+  return Outcome::kConsumed;
+}
+
+bool Runtime::StringChar(Frame& frame, uint8_t byte, bool lead) {
+  const StringSpec& spec = specs_.values[frame.spec].string;
+  if (lead && ++frame.count > spec.max_length) return false;
+  if (spec.dfa == kNone) return true;
+  const ByteDfa& dfa = specs_.dfas[spec.dfa];
+  frame.a = dfa.Step(frame.a, byte);
+  if (frame.a == kDeadState) return false;
+  const uint32_t to_accept = min_to_accept_[min_to_accept_offsets_[spec.dfa] + frame.a];
+  if (to_accept == UINT32_MAX) return false;
+  return spec.max_length == UINT64_MAX || frame.count + uint64_t{to_accept} <= spec.max_length;
+}
+
+Runtime::Outcome Runtime::StepString(Frame& frame, int byte) {
+  if (frame.phase == 0xFF) {
+    frame.phase = 0;
+    return Outcome::kConsumed;
+  }
+  if (byte == kEndOfInput) return Outcome::kRefused;
+  auto emit = [&](uint8_t decoded, bool lead) { return StringChar(frame, decoded, lead); };
+  uint32_t state = frame.b;
+  uint32_t code = frame.c;
+  const LexResult result = LexString(state, code, static_cast<uint8_t>(byte), emit);
+  if (result == LexResult::kRefused) return Outcome::kRefused;
+  if (result == LexResult::kClosed) {
+    if (state != kLexNormal) return Outcome::kRefused;
+    const StringSpec& spec = specs_.values[frame.spec].string;
+    if (frame.count < spec.min_length) return Outcome::kRefused;
+    if (spec.dfa != kNone && !specs_.dfas[spec.dfa].MatchesAll(frame.a)) {
+      return Outcome::kRefused;
+    }
+    return Outcome::kDone;
+  }
+  frame.b = state;
+  frame.c = code;
+  return Outcome::kConsumed;
+}
+
+bool Runtime::NumberViable(const Frame& frame) const {
+  const NumberSpec& spec = specs_.values[frame.spec].number;
+  const bool negative = (frame.b & kNumNegative) != 0;
+  const bool fractions = !spec.integer_only;
+  const Real inf = std::numeric_limits<Real>::infinity();
+  const Real whole = static_cast<Real>(frame.u);
+  switch (frame.phase) {
+    case kNumStart:
+      return Meets(spec, -inf, false, inf, false);
+    case kNumMinus:
+      return Meets(spec, -inf, false, 0, true);
+    case kNumZero:
+      return fractions ? MeetsMagnitude(spec, negative, 0, 1, false)
+                       : MeetsMagnitude(spec, negative, 0, 0, true);
+    case kNumInt: {
+      Real scale = 1;
+      for (int k = 0; k < 400; ++k, scale *= 10) {
+        const Real a = whole * scale;
+        const Real b = (whole + 1) * scale;
+        // Integers: exactly `whole` then more digits; reals: anything in [a, b).
+        if (MeetsMagnitude(spec, negative, a, b, false)) return true;
+        if (!negative && spec.high.present && a > ToReal(spec.high.value)) return false;
+        if (negative && spec.low.present && -a < ToReal(spec.low.value)) return false;
+      }
+      return false;
+    }
+    case kNumDot:
+    case kNumFrac: {
+      if (!fractions) return MeetsMagnitude(spec, negative, whole, whole, true);
+      const Real scale = std::pow(Real{10}, static_cast<Real>(frame.d));
+      const Real low = whole + static_cast<Real>(frame.v) / scale;
+      const Real high = whole + static_cast<Real>(frame.v + 1) / scale;
+      return MeetsMagnitude(spec, negative, low, high, false);
+    }
+    default:
+      return true;
+  }
+}
+
+bool Runtime::NumberFinal(const Frame& frame) const {
+  const NumberSpec& spec = specs_.values[frame.spec].number;
+  if (!spec.bounded()) return true;
+  const bool negative = (frame.b & kNumNegative) != 0;
+  SchemaNumber value;
+  if (frame.v == 0 && frame.u <= static_cast<uint64_t>(INT64_MAX)) {
+    value.is_integer = true;
+    value.integer = negative ? -static_cast<int64_t>(frame.u) : static_cast<int64_t>(frame.u);
+    value.value = static_cast<double>(value.integer);
+  } else {
+    char text[64];
+    std::snprintf(text, sizeof(text), "%s%llu.%0*llu", negative ? "-" : "",
+                  static_cast<unsigned long long>(frame.u), static_cast<int>(frame.d),
+                  static_cast<unsigned long long>(frame.v));
+    value.value = std::strtod(text, nullptr);
+  }
+  if (spec.low.present) {
+    const int order = CompareNumbers(value, spec.low.value);
+    if (order < 0 || (order == 0 && spec.low.exclusive)) return false;
+  }
+  if (spec.high.present) {
+    const int order = CompareNumbers(value, spec.high.value);
+    if (order > 0 || (order == 0 && spec.high.exclusive)) return false;
+  }
+  return true;
+}
+
+Runtime::Outcome Runtime::StepNumber(Frame& frame, int byte) {
+  const NumberSpec& spec = specs_.values[frame.spec].number;
+  const bool bounded = spec.bounded();
+  const bool digit = byte >= '0' && byte <= '9';
+  const bool dot_ok = !spec.integer_only || spec.zero_fraction_ok;
+  const bool exponent_ok = !spec.integer_only && !bounded;
+  auto end = [&]() {
+    const bool complete = frame.phase == kNumZero || frame.phase == kNumInt ||
+                          frame.phase == kNumFrac || frame.phase == kNumExp;
+    return complete && NumberFinal(frame) ? Outcome::kDoneRetry : Outcome::kRefused;
+  };
+  switch (frame.phase) {
+    case kNumStart:
+    case kNumMinus:
+      if (byte == '-' && frame.phase == kNumStart) {
+        frame.phase = kNumMinus;
+        frame.b |= kNumNegative;
+        break;
+      }
+      if (!digit) return Outcome::kRefused;
+      frame.phase = byte == '0' ? kNumZero : kNumInt;
+      frame.u = static_cast<uint64_t>(byte - '0');
+      frame.count = 1;
+      break;
+    case kNumZero:
+    case kNumInt:
+      if (digit && frame.phase == kNumInt) {
+        if (++frame.count > kMaxBoundedIntDigits && bounded) return Outcome::kRefused;
+        frame.u = frame.count > kMaxBoundedIntDigits ? frame.u : frame.u * 10 + (byte - '0');
+        break;
+      }
+      if (byte == '.' && dot_ok) {
+        frame.phase = kNumDot;
+        break;
+      }
+      if ((byte == 'e' || byte == 'E') && exponent_ok) {
+        frame.phase = kNumE;
+        break;
+      }
+      return digit ? Outcome::kRefused : end();
+    case kNumDot:
+    case kNumFrac:
+      if (digit) {
+        if (spec.integer_only && byte != '0') return Outcome::kRefused;
+        if (++frame.d > kMaxBoundedFracDigits && bounded) return Outcome::kRefused;
+        if (frame.d <= kMaxBoundedFracDigits) frame.v = frame.v * 10 + (byte - '0');
+        frame.phase = kNumFrac;
+        break;
+      }
+      if (frame.phase == kNumDot) return Outcome::kRefused;
+      if ((byte == 'e' || byte == 'E') && exponent_ok) {
+        frame.phase = kNumE;
+        break;
+      }
+      return end();
+    case kNumE:
+      if (byte == '+' || byte == '-') {
+        frame.phase = kNumExpSign;
+        break;
+      }
+      if (!digit) return Outcome::kRefused;
+      frame.phase = kNumExp;
+      break;
+    case kNumExpSign:
+      if (!digit) return Outcome::kRefused;
+      frame.phase = kNumExp;
+      break;
+    case kNumExp:
+      if (digit) break;
+      return end();
+    default:
+      return Outcome::kRefused;
+  }
+  if (bounded && !NumberViable(frame)) return Outcome::kRefused;
+  return Outcome::kConsumed;
+}
+
+Runtime::Outcome Runtime::StepKeyword(Frame& frame, int byte) {
+  const uint32_t length = kKeywordLengths[frame.a];
+  if (frame.count == length) return Outcome::kDoneRetry;
+  if (byte != kKeywords[frame.a][frame.count]) return Outcome::kRefused;
+  ++frame.count;
+  return Outcome::kConsumed;
+}
+
+Runtime::Outcome Runtime::StepLiteral(Frame& frame, int byte) {
+  const LiteralTrie& trie = specs_.literal_sets[specs_.values[frame.spec].literals];
+  if (byte != kEndOfInput) {
+    const uint32_t child = trie.Step(frame.a, static_cast<uint8_t>(byte));
+    if (child != kNone) {
+      frame.a = child;
+      return Outcome::kConsumed;
+    }
+  }
+  return trie.literal(frame.a) != kNone ? Outcome::kDoneRetry : Outcome::kRefused;
+}
+
+Runtime::Outcome Runtime::StepArray(Frame& frame, int byte) {
+  if (frame.phase == 0xFF) {
+    frame.phase = kArrOpen;
+    return Outcome::kConsumed;
+  }
+  CRUX_WHITESPACE(frame, byte)
+  const ValueSpec& spec = specs_.values[frame.spec];
+  const ArraySpec* array = spec.array == kNone ? nullptr : &specs_.arrays[spec.array];
+  const uint64_t min_items = array == nullptr ? 0 : array->min_items;
+  const uint64_t max_items = array == nullptr ? UINT64_MAX : array->max_items;
+  auto item = [&](uint64_t index) {
+    return array == nullptr ? specs_.any_value : array->item(index);
+  };
+  auto can_add = [&]() {
+    return frame.count < max_items && !specs_.alts[item(frame.count)].empty();
+  };
+  switch (frame.phase) {
+    case kArrOpen:
+      if (byte == ']') return frame.count >= min_items ? Outcome::kDone : Outcome::kRefused;
+      [[fallthrough]];
+    case kArrComma:
+      if (byte == kEndOfInput || !can_add()) return Outcome::kRefused;
+      frame.phase = kArrInItem;
+      frame.a = item(frame.count);
+      return Outcome::kStartValue;
+    case kArrAfterItem:
+      if (byte == ']') return frame.count >= min_items ? Outcome::kDone : Outcome::kRefused;
+      if (byte != ',' || !can_add()) return Outcome::kRefused;
+      frame.phase = kArrComma;
+      return Outcome::kConsumed;
+    default:
+      return Outcome::kRefused;
+  }
+}
+
+#undef CRUX_WHITESPACE
+
+}  // namespace crux::constrain::grammar

@@ -1,0 +1,150 @@
+// The byte-level recogniser behind the matcher (private to constrain/).
+//
+// A parse is a *thread*: a stack of frames (document, object, key, array, string, number,
+// keyword, enum literal), each a flat 48-byte record plus, for objects, a bitset of the
+// declared names already written. Several threads run side by side when a value has several
+// alternatives (anyOf, oneOf, type lists); a ThreadSet holds them all. Feeding a byte to a
+// thread yields zero threads (the byte is refused), one, or several (the byte starts a value
+// with several alternatives). Every check that decides whether a prefix can still be
+// completed (lengths, bounds, required names, automata) runs on the byte that could break it,
+// so a live thread is always completable.
+//
+// Thread-safety: a Runtime only reads the Specs; the buffers it steps through belong to the
+// caller. Cost: a byte costs O(depth of the thread) to copy plus O(1) to check; after warm-up
+// the buffers are reused and nothing is allocated.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "grammar_specs.h"
+
+namespace crux::constrain::grammar {
+
+inline constexpr int kEndOfInput = 256;  // the byte "fed" to ask whether the document may end
+
+enum class FrameKind : uint8_t {
+  kDocument,
+  kObject,
+  kKey,
+  kArray,
+  kString,
+  kNumber,
+  kKeyword,  // true, false, null
+  kLiteral,  // one of an enum's canonical texts
+};
+
+struct Frame {
+  uint32_t spec = kNone;  // ValueSpec (kDocument: none)
+  FrameKind kind = FrameKind::kDocument;
+  uint8_t phase = 0;
+  uint16_t ws = 0;     // whitespace bytes in a row
+  uint32_t count = 0;  // members, items, code points, integer digits
+  uint32_t a = 0;      // object: pending member alternatives; string: DFA state; key: name-trie
+                       // node; literal: trie node; keyword: which word
+  uint32_t b = 0;      // string/key: lexer state; number: flags
+  uint32_t c = 0;      // string/key: \u code unit and pending high surrogate
+  uint32_t d = 0;      // key: pattern DFA state; number: fraction digits; object: last order
+  uint32_t pad = 0;
+  uint64_t u = 0;  // number: integer digits' value (saturating)
+  uint64_t v = 0;  // number: fraction digits' value
+
+  bool operator==(const Frame&) const = default;
+};
+
+// One parse being built: frames bottom to top, and seen_words bitset words per frame.
+struct Thread {
+  std::vector<Frame> frames;
+  std::vector<uint64_t> seen;
+};
+
+// Parses side by side, stored flat: thread i is frames [starts[i], starts[i+1]).
+class ThreadSet {
+ public:
+  size_t size() const { return starts_.empty() ? 0 : starts_.size() - 1; }
+  bool empty() const { return size() == 0; }
+  void Clear() {
+    frames_.clear();
+    seen_.clear();
+    starts_.clear();
+  }
+  void Append(const Thread& thread, size_t seen_words);
+  void Load(size_t index, size_t seen_words, Thread& out) const;
+  // Removes threads equal to an earlier one.
+  void Dedupe(size_t seen_words);
+  bool operator==(const ThreadSet&) const = default;
+  size_t memory_bytes() const {
+    return frames_.capacity() * sizeof(Frame) + seen_.capacity() * 8 + starts_.capacity() * 4;
+  }
+  const Frame& top(size_t index) const { return frames_[starts_[index + 1] - 1]; }
+  size_t depth(size_t index) const { return starts_[index + 1] - starts_[index]; }
+  uint64_t Hash() const;
+
+ private:
+  bool Equal(size_t i, size_t j, size_t seen_words) const;
+  std::vector<Frame> frames_;
+  std::vector<uint64_t> seen_;
+  std::vector<uint32_t> starts_;
+};
+
+class Runtime {
+ public:
+  Runtime(const Specs& specs, const GrammarOptions& options);
+
+  // The state before any byte.
+  void Start(ThreadSet& out) const;
+  // Feeds `byte` (or kEndOfInput) to every thread of `in`; the survivors go to `out` (cleared
+  // first). Returns !out.empty().
+  bool Step(const ThreadSet& in, int byte, ThreadSet& out);
+  // Feeds one thread; survivors are appended to `out`.
+  void Feed(Thread& thread, int byte, ThreadSet& out);
+  bool CanEnd(const ThreadSet& in);
+  size_t seen_words() const { return specs_.seen_words; }
+  const Specs& specs() const { return specs_; }
+  // Threads dropped because more than kMaxLiveThreads were alive.
+  size_t dropped_threads() const { return dropped_; }
+
+ private:
+  enum class Outcome : uint8_t { kConsumed, kRefused, kDone, kDoneRetry, kStartValue };
+  Outcome StepFrame(Thread& thread, int byte);
+  Outcome StepDocument(Frame& frame, int byte);
+  Outcome StepObject(Thread& thread, int byte);
+  Outcome StepKey(Thread& thread, int byte);
+  Outcome StepArray(Frame& frame, int byte);
+  Outcome StepString(Frame& frame, int byte);
+  Outcome StepNumber(Frame& frame, int byte);
+  Outcome StepKeyword(Frame& frame, int byte);
+  Outcome StepLiteral(Frame& frame, int byte);
+  // Starts a value of alternatives `alts` with `byte` on each alternative's copy of `thread`.
+  void StartValue(Thread& thread, AltsId alts, int byte, ThreadSet& out);
+  bool PushValue(Thread& thread, SpecId spec, int byte);
+  void ChildDone(Thread& thread);
+  bool KeyChar(Thread& thread, uint8_t byte);
+  bool KeyViable(const Thread& thread) const;
+  Outcome KeyClose(Thread& thread);
+  bool StringChar(Frame& frame, uint8_t byte, bool lead);
+  bool NumberViable(const Frame& frame) const;
+  bool NumberFinal(const Frame& frame) const;
+  bool CanAddMember(const Thread& thread, const Frame& object) const;
+  bool CanCloseObject(const Thread& thread, const Frame& object) const;
+  uint64_t* SeenOf(Thread& thread, size_t frame) const {
+    return thread.seen.data() + frame * specs_.seen_words;
+  }
+  const uint64_t* SeenOf(const Thread& thread, size_t frame) const {
+    return thread.seen.data() + frame * specs_.seen_words;
+  }
+
+  const Specs& specs_;
+  GrammarOptions options_;
+  std::vector<uint32_t> min_to_accept_offsets_;  // per DFA, into min_to_accept_
+  std::vector<uint32_t> min_to_accept_;          // code points to a state where all match
+  static constexpr size_t kMaxStartNesting = 4;
+  std::vector<Thread> scratch_;  // per StartValue nesting level (a value starts inside one)
+  size_t scratch_depth_ = 0;
+  Thread work_;
+  ThreadSet end_scratch_;
+  size_t dropped_ = 0;
+};
+
+}  // namespace crux::constrain::grammar

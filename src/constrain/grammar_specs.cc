@@ -1,0 +1,604 @@
+// SchemaIr → grammar tables: disjunctive normal form of every value position, merged specs.
+#include "grammar_specs.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "json_util.h"
+
+namespace crux::constrain::grammar {
+
+// ---- LiteralTrie -------------------------------------------------------------------------
+
+void LiteralTrie::Add(std::string_view text, uint32_t index) {
+  uint32_t node = kRoot;
+  for (char c : text) {
+    const auto byte = static_cast<uint8_t>(c);
+    uint32_t child = kNone;
+    for (const Edge& edge : building_[node]) {
+      if (edge.byte == byte) child = edge.child;
+    }
+    if (child == kNone) {
+      child = static_cast<uint32_t>(nodes_.size());
+      nodes_.emplace_back();
+      nodes_.back().depth = nodes_[node].depth + 1;
+      building_.emplace_back();
+      building_[node].push_back({byte, child});
+    }
+    node = child;
+  }
+  nodes_[node].literal = index;
+  if (ranks_.size() <= index) ranks_.resize(index + 1, kNone);
+}
+
+uint32_t LiteralTrie::Number(uint32_t node, uint32_t& next_rank) {
+  // Iterative depth-first numbering: ranks follow byte order because edges are sorted.
+  struct Item {
+    uint32_t node;
+    size_t next_edge;
+  };
+  std::vector<Item> stack = {{node, 0}};
+  while (!stack.empty()) {
+    Item& top = stack.back();
+    Node& current = nodes_[top.node];
+    if (top.next_edge == 0) {
+      current.first_rank = next_rank;
+      if (current.literal != kNone) ranks_[current.literal] = next_rank++;
+    }
+    const std::vector<Edge>& edges = building_[top.node];
+    if (top.next_edge < edges.size()) {
+      const uint32_t child = edges[top.next_edge++].child;
+      stack.push_back({child, 0});
+      continue;
+    }
+    current.last_rank = next_rank;
+    stack.pop_back();
+  }
+  return next_rank;
+}
+
+void LiteralTrie::Finish() {
+  for (std::vector<Edge>& edges : building_) {
+    std::sort(edges.begin(), edges.end(),
+              [](const Edge& a, const Edge& b) { return a.byte < b.byte; });
+  }
+  uint32_t next_rank = 0;
+  Number(kRoot, next_rank);
+  edges_.clear();
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    nodes_[i].edges_begin = static_cast<uint32_t>(edges_.size());
+    edges_.insert(edges_.end(), building_[i].begin(), building_[i].end());
+    nodes_[i].edges_end = static_cast<uint32_t>(edges_.size());
+  }
+  building_.clear();
+  building_.shrink_to_fit();
+}
+
+uint32_t LiteralTrie::Step(uint32_t node, uint8_t byte) const {
+  const Node& current = nodes_[node];
+  for (uint32_t i = current.edges_begin; i < current.edges_end; ++i) {
+    if (edges_[i].byte == byte) return edges_[i].child;
+    if (edges_[i].byte > byte) break;
+  }
+  return kNone;
+}
+
+size_t LiteralTrie::memory_bytes() const {
+  return nodes_.size() * sizeof(Node) + edges_.size() * sizeof(Edge) +
+         ranks_.size() * sizeof(uint32_t);
+}
+
+size_t Specs::memory_bytes() const {
+  size_t total = values.size() * sizeof(ValueSpec);
+  for (const auto& list : alts)
+    total += list.size() * sizeof(SpecId) + sizeof(list);
+  for (const ArraySpec& array : arrays)
+    total += sizeof(array) + array.prefix.size() * 4;
+  for (const ObjectSpec& object : objects) {
+    total += sizeof(object) + object.names.memory_bytes() +
+             object.undeclared_by_state.size() * sizeof(AltsId);
+    for (const PropertySpec& property : object.properties) {
+      total += sizeof(property) + property.name.size();
+    }
+  }
+  for (const LiteralTrie& trie : literal_sets)
+    total += trie.memory_bytes();
+  for (const ByteDfa& dfa : dfas)
+    total += dfa.state_count() * 256 * sizeof(uint32_t);
+  return total;
+}
+
+namespace {
+
+std::string KeyOf(const std::vector<NodeId>& nodes) {
+  return std::string(reinterpret_cast<const char*>(nodes.data()), nodes.size() * sizeof(NodeId));
+}
+
+// The JSON type of a canonical JSON text, as TypeBits.
+uint8_t TypeOfCanonical(std::string_view text) {
+  switch (text.empty() ? '\0' : text[0]) {
+    case '"':
+      return kTypeString;
+    case '{':
+      return kTypeObject;
+    case '[':
+      return kTypeArray;
+    case 't':
+    case 'f':
+      return kTypeBoolean;
+    case 'n':
+      return kTypeNull;
+    default:
+      return text.find_first_of(".eE") == std::string_view::npos ? kTypeInteger : kTypeNumber;
+  }
+}
+
+// Number types: a `number` node admits integers, so the integer bit is part of it.
+uint8_t NormalTypes(uint8_t types) {
+  return (types & kTypeNumber) != 0 ? static_cast<uint8_t>(types | kTypeInteger) : types;
+}
+
+class Builder {
+ public:
+  Builder(const SchemaIr& ir, const GrammarOptions& options) : ir_(ir), options_(options) {}
+  Expected<Specs> Build();
+
+ private:
+  using Conj = std::vector<NodeId>;
+  using Choices = std::vector<const std::vector<NodeId>*>;
+
+  Expected<AltsId> Alternatives(Conj seeds);
+  void Close(NodeId id, Conj& conj, Choices& choices) const;
+  Status Dnf(Conj conj, Choices choices, size_t next, std::vector<Conj>& out);
+  bool Satisfiable(const Conj& conj) const;
+  Expected<SpecId> Spec(const Conj& flat);
+  Status FillEnum(const Conj& flat, ValueSpec& spec);
+  Status FillString(const Conj& flat, ValueSpec& spec);
+  void FillNumber(const Conj& flat, ValueSpec& spec) const;
+  Status FillArray(const Conj& flat, ValueSpec& spec);
+  Status FillObject(const Conj& flat, ValueSpec& spec);
+  Expected<AltsId> MemberAlternatives(const Conj& flat, const std::string* name,
+                                      const std::vector<bool>& pattern_matched);
+  Expected<uint32_t> Dfa(std::vector<RegexSource> sources);
+  bool NodeOpensObject(const SchemaNode& node) const {
+    return !node.properties.empty() || !node.required.empty() || !node.pattern_properties.empty() ||
+           node.additional_properties != kNoNode || node.min_properties > 0 ||
+           node.max_properties != UINT64_MAX;
+  }
+
+  const SchemaIr& ir_;
+  GrammarOptions options_;
+  Specs specs_;
+  std::unordered_map<std::string, AltsId> alts_memo_;
+  std::unordered_map<std::string, SpecId> spec_memo_;
+  std::unordered_map<std::string, uint32_t> dfa_memo_;
+  std::vector<bool> one_of_reported_;
+};
+
+Expected<Specs> Builder::Build() {
+  one_of_reported_.assign(ir_.nodes.size(), false);
+  specs_.not_enforced = ir_.not_enforced;
+  auto any = Alternatives({});
+  if (!any) return any.error();
+  specs_.any_value = *any;
+  auto root = Alternatives({ir_.root});
+  if (!root) return root.error();
+  specs_.root = *root;
+  // Whether a member can be written is known only now: recursive schemas name alternative
+  // lists that were still being built when their object was.
+  for (ObjectSpec& object : specs_.objects) {
+    specs_.seen_words = std::max(specs_.seen_words, object.seen_words);
+    std::fill(object.allowed_by_rank.begin(), object.allowed_by_rank.end(), 0);
+    for (const PropertySpec& property : object.properties) {
+      const uint32_t rank = object.names.rank(property.order);
+      if (!specs_.alts[property.value].empty()) {
+        object.allowed_by_rank[rank / 64] |= uint64_t{1} << (rank % 64);
+      }
+    }
+    object.undeclared_possible = !specs_.alts[object.undeclared].empty();
+    for (AltsId alts : object.undeclared_by_state) {
+      if (!specs_.alts[alts].empty()) object.undeclared_possible = true;
+    }
+  }
+  return std::move(specs_);
+}
+
+void Builder::Close(NodeId id, Conj& conj, Choices& choices) const {
+  if (std::find(conj.begin(), conj.end(), id) != conj.end()) return;
+  conj.push_back(id);
+  const SchemaNode& node = ir_.node(id);
+  if (node.ref != kNoNode) Close(node.ref, conj, choices);
+  for (NodeId part : node.all_of)
+    Close(part, conj, choices);
+  if (!node.any_of.empty()) choices.push_back(&node.any_of);
+  if (!node.one_of.empty()) choices.push_back(&node.one_of);
+}
+
+bool Builder::Satisfiable(const Conj& conj) const {
+  uint8_t types = kTypeAny;
+  for (NodeId id : conj) {
+    const SchemaNode& node = ir_.node(id);
+    if (node.always_false) return false;
+    types &= NormalTypes(node.types);
+  }
+  return types != 0;
+}
+
+Status Builder::Dnf(Conj conj, Choices choices, size_t next, std::vector<Conj>& out) {
+  if (!Satisfiable(conj)) return {};
+  if (next == choices.size()) {
+    std::sort(conj.begin(), conj.end());
+    if (std::find(out.begin(), out.end(), conj) == out.end()) out.push_back(std::move(conj));
+    if (out.size() > kMaxGrammarAlternatives) {
+      return Error(ErrorCode::kLimit, "a value has more than kMaxGrammarAlternatives (" +
+                                          std::to_string(kMaxGrammarAlternatives) +
+                                          ") combinations of anyOf/oneOf branches");
+    }
+    return {};
+  }
+  for (NodeId branch : *choices[next]) {
+    Conj branch_conj = conj;
+    Choices branch_choices = choices;
+    Close(branch, branch_conj, branch_choices);
+    if (Status status = Dnf(std::move(branch_conj), std::move(branch_choices), next + 1, out);
+        !status) {
+      return status;
+    }
+  }
+  return {};
+}
+
+Expected<AltsId> Builder::Alternatives(Conj seeds) {
+  std::sort(seeds.begin(), seeds.end());
+  seeds.erase(std::unique(seeds.begin(), seeds.end()), seeds.end());
+  const std::string key = KeyOf(seeds);
+  if (auto found = alts_memo_.find(key); found != alts_memo_.end()) return found->second;
+  const auto id = static_cast<AltsId>(specs_.alts.size());
+  alts_memo_.emplace(key, id);
+  specs_.alts.emplace_back();
+  Conj conj;
+  Choices choices;
+  for (NodeId seed : seeds)
+    Close(seed, conj, choices);
+  std::vector<Conj> flats;
+  if (Status status = Dnf(std::move(conj), std::move(choices), 0, flats); !status) {
+    return status.error();
+  }
+  std::vector<SpecId> list;
+  for (const Conj& flat : flats) {
+    auto spec = Spec(flat);
+    if (!spec) return spec.error();
+    list.push_back(*spec);
+  }
+  specs_.alts[id] = std::move(list);
+  return id;
+}
+
+Expected<SpecId> Builder::Spec(const Conj& flat) {
+  const std::string key = KeyOf(flat);
+  if (auto found = spec_memo_.find(key); found != spec_memo_.end()) return found->second;
+  if (specs_.values.size() >= kMaxGrammarSpecs) {
+    return Error(ErrorCode::kLimit, "the schema needs more than kMaxGrammarSpecs (" +
+                                        std::to_string(kMaxGrammarSpecs) +
+                                        ") distinct value constraints");
+  }
+  const auto id = static_cast<SpecId>(specs_.values.size());
+  spec_memo_.emplace(key, id);
+  specs_.values.emplace_back();
+  ValueSpec spec;
+  for (NodeId node : flat)
+    spec.types &= NormalTypes(ir_.node(node).types);
+  for (NodeId node : flat) {
+    const SchemaNode& n = ir_.node(node);
+    if (n.one_of.size() > 1 && !one_of_reported_[node]) {
+      // oneOf is enforced as anyOf unless its branches admit disjoint types.
+      uint8_t seen = 0;
+      bool disjoint = true;
+      for (NodeId branch : n.one_of) {
+        const uint8_t types = NormalTypes(ir_.node(branch).types);
+        if ((seen & types) != 0) disjoint = false;
+        seen |= types;
+      }
+      one_of_reported_[node] = true;
+      if (!disjoint) {
+        const std::string& pointer = node < ir_.pointers.size() ? ir_.pointers[node] : "";
+        specs_.not_enforced.push_back({"oneOf", pointer + "/oneOf"});
+      }
+    }
+  }
+  if (Status status = FillEnum(flat, spec); !status) return status.error();
+  if (spec.literals == kNone) {
+    if (Status status = FillString(flat, spec); !status) return status.error();
+    FillNumber(flat, spec);
+    if (Status status = FillArray(flat, spec); !status) return status.error();
+    if (Status status = FillObject(flat, spec); !status) return status.error();
+  }
+  specs_.values[id] = std::move(spec);
+  return id;
+}
+
+Status Builder::FillEnum(const Conj& flat, ValueSpec& spec) {
+  bool constrained = false;
+  std::vector<std::string> allowed;
+  for (NodeId id : flat) {
+    const SchemaNode& node = ir_.node(id);
+    std::vector<std::string> values;
+    if (node.has_enum) values = node.enum_values;
+    if (node.const_value) {
+      if (node.has_enum &&
+          std::find(values.begin(), values.end(), *node.const_value) == values.end()) {
+        values.clear();
+      } else {
+        values = {*node.const_value};
+      }
+    }
+    if (!node.has_enum && !node.const_value) continue;
+    if (!constrained) {
+      allowed = std::move(values);
+      constrained = true;
+      continue;
+    }
+    std::erase_if(allowed, [&](const std::string& value) {
+      return std::find(values.begin(), values.end(), value) == values.end();
+    });
+  }
+  if (!constrained) return {};
+  std::erase_if(allowed, [&](const std::string& value) {
+    const uint8_t type = TypeOfCanonical(value);
+    return (spec.types & type) == 0;
+  });
+  LiteralTrie trie;
+  for (size_t i = 0; i < allowed.size(); ++i)
+    trie.Add(allowed[i], static_cast<uint32_t>(i));
+  trie.Finish();
+  spec.literals = static_cast<uint32_t>(specs_.literal_sets.size());
+  specs_.literal_sets.push_back(std::move(trie));
+  return {};
+}
+
+Expected<uint32_t> Builder::Dfa(std::vector<RegexSource> sources) {
+  std::string key;
+  for (const RegexSource& source : sources) {
+    key += std::to_string(static_cast<int>(source.kind)) + ":" +
+           std::to_string(static_cast<int>(source.format)) + ":" + source.text + '\0';
+  }
+  if (auto found = dfa_memo_.find(key); found != dfa_memo_.end()) return found->second;
+  auto dfa = CompileRegexes(sources);
+  if (!dfa) return dfa.error();
+  const auto id = static_cast<uint32_t>(specs_.dfas.size());
+  specs_.dfas.push_back(std::move(*dfa));
+  dfa_memo_.emplace(key, id);
+  return id;
+}
+
+Status Builder::FillString(const Conj& flat, ValueSpec& spec) {
+  if ((spec.types & kTypeString) == 0) return {};
+  std::vector<RegexSource> sources;
+  for (NodeId id : flat) {
+    const SchemaNode& node = ir_.node(id);
+    spec.string.min_length = std::max(spec.string.min_length, node.min_length);
+    spec.string.max_length = std::min(spec.string.max_length, node.max_length);
+    if (node.has_pattern) {
+      sources.push_back({RegexSource::Kind::kPattern, node.pattern, StringFormat::kNone});
+    }
+    if (node.format != StringFormat::kNone) {
+      sources.push_back({RegexSource::Kind::kFormat, "", node.format});
+      spec.string.max_length = std::min(spec.string.max_length, FormatMaxLength(node.format));
+    }
+  }
+  if (sources.empty()) return {};
+  auto dfa = Dfa(std::move(sources));
+  if (!dfa) return dfa.error();
+  spec.string.dfa = *dfa;
+  return {};
+}
+
+void Builder::FillNumber(const Conj& flat, ValueSpec& spec) const {
+  NumberSpec& number = spec.number;
+  number.integer_only = (spec.types & kTypeNumber) == 0;
+  number.zero_fraction_ok = number.integer_only && ir_.draft != Draft::kDraft4;
+  auto tighten = [](NumberBound& bound, const SchemaNumber& value, bool exclusive, int sign) {
+    if (!bound.present) {
+      bound = {true, exclusive, value};
+      return;
+    }
+    const int order = CompareNumbers(value, bound.value) * sign;
+    if (order > 0 || (order == 0 && exclusive)) bound = {true, exclusive, value};
+  };
+  for (NodeId id : flat) {
+    const SchemaNode& node = ir_.node(id);
+    if (node.minimum) tighten(number.low, *node.minimum, false, 1);
+    if (node.exclusive_minimum) tighten(number.low, *node.exclusive_minimum, true, 1);
+    if (node.maximum) tighten(number.high, *node.maximum, false, -1);
+    if (node.exclusive_maximum) tighten(number.high, *node.exclusive_maximum, true, -1);
+  }
+}
+
+Status Builder::FillArray(const Conj& flat, ValueSpec& spec) {
+  if ((spec.types & kTypeArray) == 0) return {};
+  ArraySpec array;
+  size_t prefix = 0;
+  bool constrained = false;
+  for (NodeId id : flat) {
+    const SchemaNode& node = ir_.node(id);
+    prefix = std::max(prefix, node.prefix_items.size());
+    array.min_items = std::max(array.min_items, node.min_items);
+    array.max_items = std::min(array.max_items, node.max_items);
+    constrained = constrained || !node.prefix_items.empty() || node.items != kNoNode ||
+                  node.min_items > 0 || node.max_items != UINT64_MAX;
+  }
+  if (!constrained) return {};
+  for (size_t i = 0; i <= prefix; ++i) {
+    Conj seeds;
+    for (NodeId id : flat) {
+      const SchemaNode& node = ir_.node(id);
+      const NodeId item = i < node.prefix_items.size() ? node.prefix_items[i] : node.items;
+      if (item != kNoNode) seeds.push_back(item);
+    }
+    auto alts = Alternatives(std::move(seeds));
+    if (!alts) return alts.error();
+    if (i < prefix) {
+      array.prefix.push_back(*alts);
+    } else {
+      array.rest = *alts;
+    }
+  }
+  spec.array = static_cast<uint32_t>(specs_.arrays.size());
+  specs_.arrays.push_back(std::move(array));
+  return {};
+}
+
+// The alternatives of a member's value: `name` (null for an undeclared name whose patterns
+// matched as `pattern_matched` says, over every node's patternProperties in order).
+Expected<AltsId> Builder::MemberAlternatives(const Conj& flat, const std::string* name,
+                                             const std::vector<bool>& pattern_matched) {
+  Conj seeds;
+  size_t pattern_index = 0;
+  for (NodeId id : flat) {
+    const SchemaNode& node = ir_.node(id);
+    bool covered = false;
+    if (name != nullptr) {
+      for (const PropertySchema& property : node.properties) {
+        if (property.name == *name) {
+          seeds.push_back(property.schema);
+          covered = true;
+        }
+      }
+    }
+    for (const PropertySchema& pattern : node.pattern_properties) {
+      if (pattern_index < pattern_matched.size() && pattern_matched[pattern_index]) {
+        seeds.push_back(pattern.schema);
+        covered = true;
+      }
+      ++pattern_index;
+    }
+    if (covered) continue;
+    if (node.additional_properties != kNoNode) {
+      seeds.push_back(node.additional_properties);
+    } else if (options_.strict_objects && !node.properties.empty()) {
+      // Strict mode closes objects that declare properties.
+      const auto empty = static_cast<AltsId>(specs_.alts.size());
+      specs_.alts.emplace_back();
+      return empty;
+    }
+  }
+  return Alternatives(std::move(seeds));
+}
+
+Status Builder::FillObject(const Conj& flat, ValueSpec& spec) {
+  if ((spec.types & kTypeObject) == 0) return {};
+  bool constrained = false;
+  for (NodeId id : flat)
+    constrained = constrained || NodeOpensObject(ir_.node(id));
+  if (!constrained) return {};
+  ObjectSpec object;
+  std::vector<std::string> names;
+  std::vector<RegexSource> pattern_sources;
+  for (NodeId id : flat) {
+    const SchemaNode& node = ir_.node(id);
+    for (const PropertySchema& property : node.properties)
+      names.push_back(property.name);
+    for (const std::string& required : node.required)
+      names.push_back(required);
+    for (const PropertySchema& pattern : node.pattern_properties) {
+      pattern_sources.push_back({RegexSource::Kind::kPattern, pattern.name, StringFormat::kNone});
+    }
+    object.min_properties = std::max(object.min_properties, node.min_properties);
+    object.max_properties = std::min(object.max_properties, node.max_properties);
+  }
+  std::vector<std::string> unique_names;
+  for (std::string& name : names) {
+    if (std::find(unique_names.begin(), unique_names.end(), name) == unique_names.end()) {
+      unique_names.push_back(std::move(name));
+    }
+  }
+  // Which patterns each declared name matches.
+  std::vector<uint32_t> single_dfas;
+  for (const RegexSource& source : pattern_sources) {
+    auto dfa = Dfa({source});
+    if (!dfa) return dfa.error();
+    single_dfas.push_back(*dfa);
+  }
+  for (size_t i = 0; i < unique_names.size(); ++i) {
+    std::vector<bool> matched(pattern_sources.size(), false);
+    for (size_t p = 0; p < single_dfas.size(); ++p) {
+      const ByteDfa& dfa = specs_.dfas[single_dfas[p]];
+      uint32_t state = dfa.start();
+      for (char c : unique_names[i]) {
+        if (state == kDeadState) break;
+        state = dfa.Step(state, static_cast<uint8_t>(c));
+      }
+      matched[p] = state != kDeadState && dfa.MatchesAll(state);
+    }
+    auto value = MemberAlternatives(flat, &unique_names[i], matched);
+    if (!value) return value.error();
+    bool required = false;
+    for (NodeId id : flat) {
+      const auto& list = ir_.node(id).required;
+      required = required || std::find(list.begin(), list.end(), unique_names[i]) != list.end();
+    }
+    object.names.Add(unique_names[i], static_cast<uint32_t>(i));
+    object.properties.push_back({unique_names[i], *value, static_cast<uint32_t>(i), required});
+  }
+  object.names.Finish();
+  object.seen_words = std::max<size_t>(1, (unique_names.size() + 63) / 64);
+  object.property_by_rank.assign(object.properties.size(), 0);
+  object.allowed_by_rank.assign(object.seen_words, 0);
+  for (const PropertySpec& property : object.properties) {
+    const uint32_t rank = object.names.rank(property.order);
+    if (property.required) object.required_ranks.push_back(rank);
+    object.property_by_rank[rank] = property.order;
+    if (!specs_.alts[property.value].empty()) {
+      object.allowed_by_rank[rank / 64] |= uint64_t{1} << (rank % 64);
+    }
+  }
+  if (pattern_sources.empty()) {
+    auto undeclared = MemberAlternatives(flat, nullptr, {});
+    if (!undeclared) return undeclared.error();
+    object.undeclared = *undeclared;
+    object.undeclared_possible = !specs_.alts[*undeclared].empty();
+  } else {
+    auto dfa = Dfa(pattern_sources);
+    if (!dfa) return dfa.error();
+    object.pattern_dfa = *dfa;
+    auto none = MemberAlternatives(flat, nullptr, std::vector<bool>(pattern_sources.size()));
+    if (!none) return none.error();
+    object.undeclared = *none;
+    object.undeclared_possible = !specs_.alts[*none].empty();
+    // Copied out first: compiling member values may add automata (and move this one).
+    const size_t state_count = specs_.dfas[*dfa].state_count();
+    std::vector<std::vector<bool>> matches(state_count);
+    for (uint32_t state = 0; state < state_count; ++state) {
+      for (size_t p = 0; p < pattern_sources.size(); ++p) {
+        matches[state].push_back(specs_.dfas[*dfa].Matches(state, p));
+      }
+    }
+    object.undeclared_by_state.assign(state_count, kNone);
+    for (uint32_t state = 0; state < state_count; ++state) {
+      const std::vector<bool>& matched = matches[state];
+      const bool any = std::find(matched.begin(), matched.end(), true) != matched.end();
+      if (!any) {
+        object.undeclared_by_state[state] = *none;
+        continue;
+      }
+      auto alts = MemberAlternatives(flat, nullptr, matched);
+      if (!alts) return alts.error();
+      object.undeclared_by_state[state] = *alts;
+      object.undeclared_possible = object.undeclared_possible || !specs_.alts[*alts].empty();
+    }
+  }
+  spec.object = static_cast<uint32_t>(specs_.objects.size());
+  specs_.objects.push_back(std::move(object));
+  return {};
+}
+
+}  // namespace
+
+Expected<Specs> BuildSpecs(const SchemaIr& schema, const GrammarOptions& options) {
+  Builder builder(schema, options);
+  return builder.Build();
+}
+
+}  // namespace crux::constrain::grammar

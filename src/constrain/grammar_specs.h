@@ -1,0 +1,163 @@
+// The grammar's compiled form (private to constrain/): every value position of a schema as a
+// list of alternatives, each a ValueSpec that merges one conjunction of schema nodes.
+//
+// A JSON Schema combines constraints by conjunction (`allOf`, `$ref` beside other keywords,
+// several nodes applying to one property) and disjunction (`anyOf`, `oneOf`). The compiler
+// puts each value's constraint in disjunctive normal form: a set of *alternatives*, each a
+// conjunction with no combinator left, merged into one ValueSpec (types intersected, bounds
+// tightened, patterns and formats intersected in one automaton, enums intersected). The
+// matcher then follows one parse per live alternative. Specs and alternative lists are
+// hash-consed, so recursive schemas give a finite grammar.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "crux/base/error.h"
+#include "crux/constrain/matcher.h"
+#include "crux/constrain/schema_ir.h"
+#include "regex.h"
+
+namespace crux::constrain::grammar {
+
+inline constexpr uint32_t kNone = UINT32_MAX;
+
+using SpecId = uint32_t;  // index into Specs::values
+using AltsId = uint32_t;  // index into Specs::alts
+
+// A set of byte strings as a trie with sorted sparse edges: enum texts, property names.
+class LiteralTrie {
+ public:
+  // Adds `text` as literal `index` (several texts may share an index only if equal).
+  void Add(std::string_view text, uint32_t index);
+  // Numbers the nodes in depth-first order and records each node's literal range; call once
+  // after the last Add.
+  void Finish();
+
+  static constexpr uint32_t kRoot = 0;
+  // The child of `node` by `byte`, or kNone.
+  uint32_t Step(uint32_t node, uint8_t byte) const;
+  // The literal ending at `node`, or kNone.
+  uint32_t literal(uint32_t node) const { return nodes_[node].literal; }
+  // Literals in the subtree of `node` are those with sorted ranks in [first, last).
+  uint32_t first_rank(uint32_t node) const { return nodes_[node].first_rank; }
+  uint32_t last_rank(uint32_t node) const { return nodes_[node].last_rank; }
+  // Bytes from the root to `node`.
+  uint32_t depth(uint32_t node) const { return nodes_[node].depth; }
+  // The rank (position in byte order) of literal `index`.
+  uint32_t rank(uint32_t index) const { return ranks_[index]; }
+  bool empty() const { return nodes_.size() <= 1 && nodes_[0].literal == kNone; }
+  size_t memory_bytes() const;
+
+ private:
+  struct Node {
+    uint32_t edges_begin = 0;  // into edges_, after Finish
+    uint32_t edges_end = 0;
+    uint32_t literal = kNone;
+    uint32_t first_rank = 0;
+    uint32_t last_rank = 0;
+    uint32_t depth = 0;
+  };
+  struct Edge {
+    uint8_t byte;
+    uint32_t child;
+  };
+  uint32_t Number(uint32_t node, uint32_t& next_rank);
+
+  std::vector<Node> nodes_ = {Node{}};
+  std::vector<std::vector<Edge>> building_ = {{}};  // per node until Finish
+  std::vector<Edge> edges_;
+  std::vector<uint32_t> ranks_;
+};
+
+struct StringSpec {
+  uint64_t min_length = 0;  // code points
+  uint64_t max_length = UINT64_MAX;
+  uint32_t dfa = kNone;  // index into Specs::dfas: every pattern and format, all must match
+};
+
+// Bounds of a number; a missing bound is infinite.
+struct NumberBound {
+  bool present = false;
+  bool exclusive = false;
+  SchemaNumber value;
+};
+
+struct NumberSpec {
+  bool integer_only = false;      // no fraction (draft 6+: a fraction of zeros allowed)
+  bool zero_fraction_ok = false;  // integer_only and 1.0 counts as an integer
+  NumberBound low;
+  NumberBound high;
+  bool bounded() const { return low.present || high.present; }
+};
+
+struct ArraySpec {
+  std::vector<AltsId> prefix;  // item i < prefix.size()
+  AltsId rest = kNone;         // items after the prefix; an empty alternative list: none
+  uint64_t min_items = 0;
+  uint64_t max_items = UINT64_MAX;
+  AltsId item(uint64_t index) const { return index < prefix.size() ? prefix[index] : rest; }
+};
+
+struct PropertySpec {
+  std::string name;      // the decoded name
+  AltsId value = kNone;  // alternatives of its value (empty: the name is not allowed)
+  uint32_t order = 0;    // position in schema order
+  bool required = false;
+};
+
+struct ObjectSpec {
+  LiteralTrie names;  // declared names; literal index = index in properties
+  std::vector<PropertySpec> properties;
+  // Undeclared names: matched against every node's patternProperties in `pattern_dfa`
+  // (kNone: none); the value's alternatives for a name that ends in DFA state s are
+  // undeclared_by_state[s], and undeclared when there is no DFA.
+  uint32_t pattern_dfa = kNone;
+  std::vector<AltsId> undeclared_by_state;
+  AltsId undeclared = kNone;         // empty list: undeclared names are not allowed
+  bool undeclared_possible = false;  // some undeclared name can be written
+  uint64_t min_properties = 0;
+  uint64_t max_properties = UINT64_MAX;
+  std::vector<uint32_t> required_ranks;  // ranks (in `names`) of required properties
+  size_t seen_words = 0;                 // 64-bit words of the seen-name bitset
+  // By rank: the property, and whether its value can be written at all.
+  std::vector<uint32_t> property_by_rank;
+  std::vector<uint64_t> allowed_by_rank;  // bitset
+};
+
+// One alternative of a value position: a merged conjunction of schema nodes.
+struct ValueSpec {
+  uint8_t types = kTypeAny;   // TypeBits; kTypeInteger without kTypeNumber: integers only
+  uint32_t literals = kNone;  // enum/const: index into Specs::literal_sets; the value is one
+                              // of those canonical texts and nothing else applies
+  StringSpec string;
+  NumberSpec number;
+  uint32_t array = kNone;   // index into Specs::arrays (kNone: any array)
+  uint32_t object = kNone;  // index into Specs::objects (kNone: any object)
+};
+
+// The compiled grammar tables.
+struct Specs {
+  std::vector<ValueSpec> values;
+  std::vector<std::vector<SpecId>> alts;
+  std::vector<ArraySpec> arrays;
+  std::vector<ObjectSpec> objects;
+  std::vector<LiteralTrie> literal_sets;
+  std::vector<ByteDfa> dfas;
+  AltsId root = kNone;
+  AltsId any_value = kNone;  // alternatives of an unconstrained value
+  size_t seen_words = 1;     // the largest ObjectSpec::seen_words (at least 1)
+  std::vector<NotEnforced> not_enforced;
+  size_t memory_bytes() const;
+};
+
+// Compiles `schema` into grammar tables. Errors: kLimit past kMaxGrammarAlternatives or
+// kMaxGrammarSpecs, or when an automaton is too large; kUnsupported when a pattern cannot be
+// compiled.
+Expected<Specs> BuildSpecs(const SchemaIr& schema, const GrammarOptions& options);
+
+}  // namespace crux::constrain::grammar

@@ -1,0 +1,482 @@
+// The matcher: byte steps through the recogniser, token masks by walking the vocabulary's
+// token trie, with precomputed string classes for string content.
+#include "crux/constrain/matcher.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "grammar_runtime.h"
+#include "grammar_specs.h"
+#include "json_util.h"
+#include "string_lexer.h"
+#include "token_index.h"
+
+namespace crux::constrain {
+
+using grammar::FrameKind;
+using grammar::ThreadSet;
+
+struct CompiledGrammar::Impl {
+  grammar::Specs specs;
+  GrammarOptions options;
+  std::shared_ptr<const Vocabulary> vocabulary;
+  std::shared_ptr<const grammar::VocabIndex> index;
+  std::vector<uint32_t> text_mask;  // every non-special token
+};
+
+CompiledGrammar::CompiledGrammar(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CompiledGrammar::~CompiledGrammar() = default;
+
+Expected<std::shared_ptr<const CompiledGrammar>> CompiledGrammar::Compile(
+    const SchemaIr& schema, std::shared_ptr<const Vocabulary> vocabulary,
+    const GrammarOptions& options) {
+  auto specs = grammar::BuildSpecs(schema, options);
+  if (!specs) return specs.error();
+  auto impl = std::make_unique<Impl>();
+  impl->specs = std::move(*specs);
+  impl->options = options;
+  if (vocabulary != nullptr) {
+    impl->index = grammar::IndexFor(vocabulary);
+    impl->text_mask.assign(vocabulary->mask_words(), 0);
+    for (uint32_t id = 0; id < vocabulary->size(); ++id) {
+      if (!vocabulary->is_special(id)) impl->text_mask[id / 32] |= 1u << (id % 32);
+    }
+  }
+  impl->vocabulary = std::move(vocabulary);
+  return std::shared_ptr<const CompiledGrammar>(std::make_shared<CompiledGrammar>(std::move(impl)));
+}
+
+const std::vector<NotEnforced>& CompiledGrammar::not_enforced() const {
+  return impl_->specs.not_enforced;
+}
+const Vocabulary* CompiledGrammar::vocabulary() const {
+  return impl_->vocabulary.get();
+}
+const GrammarOptions& CompiledGrammar::options() const {
+  return impl_->options;
+}
+size_t CompiledGrammar::memory_bytes() const {
+  return sizeof(Impl) + impl_->specs.memory_bytes() + impl_->text_mask.size() * 4;
+}
+
+// ---- Matcher state -------------------------------------------------------------------------
+
+namespace {
+constexpr size_t kHistory = 512;  // steps Rollback can undo
+}  // namespace
+
+struct Matcher::State {
+  explicit State(const CompiledGrammar::Impl& impl)
+      : grammar(impl), runtime(impl.specs, impl.options) {
+    runtime.Start(current);
+  }
+  State(const State& other)
+      : grammar(other.grammar),
+        runtime(other.grammar.specs, other.grammar.options),
+        current(other.current),
+        history(other.history),
+        history_next(other.history_next),
+        history_count(other.history_count) {}
+
+  void Push() {
+    if (history.size() < kHistory) history.resize(std::min(kHistory, history.size() + 16));
+    if (history_count == kHistory) {
+      history[history_next] = current;
+    } else {
+      history[history_next] = current;
+      ++history_count;
+    }
+    history_next = (history_next + 1) % kHistory;
+  }
+  bool Feed(std::string_view bytes) {
+    const ThreadSet* from = &current;
+    for (char c : bytes) {
+      ThreadSet& to = from == &scratch_a ? scratch_b : scratch_a;
+      if (!runtime.Step(*from, static_cast<uint8_t>(c), to)) return false;
+      from = &to;
+    }
+    Push();
+    if (from != &current) current = *from;
+    return true;
+  }
+  bool Accepts(const ThreadSet& from, std::string_view bytes) {
+    const ThreadSet* at = &from;
+    for (char c : bytes) {
+      ThreadSet& to = at == &probe_a ? probe_b : probe_a;
+      if (!runtime.Step(*at, static_cast<uint8_t>(c), to)) return false;
+      at = &to;
+    }
+    return true;
+  }
+
+  template <typename OnValue>
+  void Walk(const grammar::FlatTrie& trie, const ThreadSet& start, OnValue on_value);
+  bool FastThread(size_t index, std::span<uint32_t> mask);
+  void FastString(const grammar::Thread& thread, std::span<uint32_t> mask);
+  void FastKey(const grammar::Thread& thread, std::span<uint32_t> mask);
+
+  const CompiledGrammar::Impl& grammar;
+  grammar::Runtime runtime;
+  ThreadSet current;
+  std::vector<ThreadSet> history;
+  size_t history_next = 0;
+  size_t history_count = 0;
+  ThreadSet scratch_a, scratch_b, probe_a, probe_b, slow, post, single;
+  std::vector<ThreadSet> levels;
+  grammar::Thread thread;
+  grammar::Thread loaded;
+};
+
+Matcher::Matcher(std::shared_ptr<const CompiledGrammar> grammar)
+    : grammar_(std::move(grammar)), state_(std::make_unique<State>(grammar_->impl())) {}
+Matcher::Matcher(const Matcher& other)
+    : grammar_(other.grammar_),
+      state_(std::make_unique<State>(*other.state_)),
+      terminated_(other.terminated_) {}
+Matcher& Matcher::operator=(const Matcher& other) {
+  if (this != &other) {
+    grammar_ = other.grammar_;
+    state_ = std::make_unique<State>(*other.state_);
+    terminated_ = other.terminated_;
+  }
+  return *this;
+}
+Matcher::Matcher(Matcher&&) noexcept = default;
+Matcher& Matcher::operator=(Matcher&&) noexcept = default;
+Matcher::~Matcher() = default;
+
+bool Matcher::AcceptBytes(std::string_view bytes) {
+  if (terminated_) return false;
+  return state_->Feed(bytes);
+}
+
+bool Matcher::AcceptToken(uint32_t token) {
+  const CompiledGrammar::Impl& impl = grammar_->impl();
+  if (terminated_ || impl.vocabulary == nullptr || token >= impl.vocabulary->size()) return false;
+  const auto eog = impl.vocabulary->end_of_generation();
+  if (std::binary_search(eog.begin(), eog.end(), token)) {
+    if (!CanEnd()) return false;
+    state_->Push();
+    terminated_ = true;
+    return true;
+  }
+  if (impl.vocabulary->is_special(token)) return false;
+  return state_->Feed(impl.vocabulary->bytes(token));
+}
+
+bool Matcher::CanEnd() const {
+  if (terminated_) return false;
+  return state_->runtime.CanEnd(state_->current);
+}
+
+size_t Matcher::history_size() const {
+  return state_->history_count;
+}
+
+bool Matcher::Rollback(size_t steps) {
+  State& s = *state_;
+  if (steps > s.history_count) return false;
+  if (steps == 0) return true;
+  s.history_next = (s.history_next + kHistory - steps) % kHistory;
+  s.history_count -= steps;
+  s.current = s.history[s.history_next];
+  terminated_ = false;
+  return true;
+}
+
+std::string Matcher::ForcedBytes() const {
+  std::string forced;
+  if (terminated_) return forced;
+  State& s = *state_;
+  ThreadSet at = s.current;
+  ThreadSet next;
+  ThreadSet only;
+  while (forced.size() < 256 && !s.runtime.CanEnd(at)) {
+    // A backslash beside one other byte is an escape spelling that byte's character (or
+    // another) some other way: the plain byte is what a model writes, so it counts as forced.
+    int allowed = -1;
+    bool escape = false;
+    for (int byte = 0; byte < 256; ++byte) {
+      if (!s.runtime.Step(at, byte, next)) continue;
+      if (byte == '\\') {
+        escape = true;
+        continue;
+      }
+      if (allowed >= 0) {
+        allowed = -2;
+        break;
+      }
+      allowed = byte;
+      only = next;
+    }
+    if (allowed == -1 && escape) break;
+    if (allowed < 0) break;
+    forced.push_back(static_cast<char>(allowed));
+    std::swap(at, only);
+  }
+  // Back off so that no token could straddle the end of the forced text.
+  const grammar::VocabIndex* index = grammar_->impl().index.get();
+  if (index == nullptr || forced.empty()) return forced;
+  const grammar::FlatTrie& trie = index->trie;
+  size_t cut = forced.size();
+  const size_t from =
+      forced.size() > index->max_token_bytes ? forced.size() - index->max_token_bytes : 0;
+  for (size_t p = from; p < forced.size(); ++p) {
+    // Find the trie node of forced[p:]; a node with children means a longer token exists.
+    size_t lo = 0;
+    size_t hi = trie.size();
+    size_t node = SIZE_MAX;
+    for (size_t i = p; i < forced.size(); ++i) {
+      node = SIZE_MAX;
+      for (size_t k = lo; k < hi; k = trie.skip[k]) {
+        if (trie.byte[k] == static_cast<uint8_t>(forced[i])) {
+          node = k;
+          break;
+        }
+      }
+      if (node == SIZE_MAX) break;
+      lo = node + 1;
+      hi = trie.skip[node];
+    }
+    if (node != SIZE_MAX && trie.skip[node] > node + 1) {
+      cut = p;
+      break;
+    }
+  }
+  forced.resize(cut);
+  return forced;
+}
+
+// ---- Masks ---------------------------------------------------------------------------------
+
+namespace {
+void SetBit(std::span<uint32_t> mask, uint32_t token) {
+  mask[token / 32] |= 1u << (token % 32);
+}
+void OrInto(std::span<uint32_t> mask, const std::vector<uint32_t>& bits) {
+  for (size_t i = 0; i < mask.size(); ++i)
+    mask[i] |= bits[i];
+}
+}  // namespace
+
+template <typename OnValue>
+void Matcher::State::Walk(const grammar::FlatTrie& trie, const ThreadSet& start, OnValue on_value) {
+  if (levels.size() < trie.max_depth + 1) levels.resize(trie.max_depth + 1);
+  const size_t n = trie.size();
+  for (size_t i = 0; i < n;) {
+    const size_t depth = trie.depth[i];
+    const ThreadSet& parent = depth == 1 ? start : levels[depth - 1];
+    if (!runtime.Step(parent, trie.byte[i], levels[depth])) {
+      i = trie.skip[i];
+      continue;
+    }
+    for (uint32_t k = trie.begin[i]; k < trie.begin[i + 1]; ++k)
+      on_value(trie.values[k]);
+    ++i;
+  }
+}
+
+void Matcher::State::FastString(const grammar::Thread& t, std::span<uint32_t> mask) {
+  const grammar::Frame& top = t.frames.back();
+  const grammar::StringSpec& spec = grammar.specs.values[top.spec].string;
+  const grammar::StringClass& cls = grammar.index->string_classes[top.b];
+  // Closing tokens: the state after the quote does not depend on the string's content.
+  thread = t;
+  grammar::Frame& closing = thread.frames.back();
+  closing.b = grammar::kLexNormal;
+  closing.c = 0;
+  closing.count = static_cast<uint32_t>(std::max<uint64_t>(closing.count, spec.min_length));
+  post.Clear();
+  runtime.Feed(thread, '"', post);
+  if (post.empty()) return;
+  auto admit = [&](const std::vector<std::pair<uint32_t, uint32_t>>& members) {
+    for (auto [token, code_points] : members) {
+      const uint64_t length = uint64_t{top.count} + code_points;
+      if (length >= spec.min_length && length <= spec.max_length) SetBit(mask, token);
+    }
+  };
+  admit(cls.close_exactly);
+  Walk(cls.suffixes, post, [&](uint32_t group) { admit(cls.members[group]); });
+}
+
+void Matcher::State::FastKey(const grammar::Thread& t, std::span<uint32_t> mask) {
+  const grammar::Frame& top = t.frames.back();
+  const grammar::StringClass& cls = grammar.index->string_classes[top.b];
+  thread = t;
+  grammar::Frame& closing = thread.frames.back();
+  closing.b = grammar::kLexNormal;
+  closing.c = 0;
+  closing.a = grammar::kNone;  // an undeclared name: the common case
+  post.Clear();
+  runtime.Feed(thread, '"', post);
+  if (!post.empty()) {
+    for (auto [token, code_points] : cls.close_exactly)
+      SetBit(mask, token);
+    Walk(cls.suffixes, post, [&](uint32_t group) {
+      for (auto [token, code_points] : cls.members[group])
+        SetBit(mask, token);
+    });
+  }
+  // Tokens that finish a declared name (or whose escapes might) are decided one by one.
+  ThreadSet& from = single;
+  from.Clear();
+  from.Append(t, grammar.specs.seen_words);
+  auto decide = [&](uint32_t token) {
+    mask[token / 32] &= ~(1u << (token % 32));
+    if (Accepts(from, grammar.vocabulary->bytes(token))) SetBit(mask, token);
+  };
+  for (uint32_t token : cls.escaped_prefix)
+    decide(token);
+  const grammar::Frame& object = t.frames[t.frames.size() - 2];
+  const uint32_t object_index = grammar.specs.values[object.spec].object;
+  if (object_index == grammar::kNone || top.a == grammar::kNone) return;
+  const grammar::ObjectSpec& o = grammar.specs.objects[object_index];
+  const grammar::FlatTrie& trie = grammar.index->trie;
+  const uint32_t depth = o.names.depth(top.a);
+  for (uint32_t rank = o.names.first_rank(top.a); rank < o.names.last_rank(top.a); ++rank) {
+    std::string rest = o.properties[o.property_by_rank[rank]].name.substr(depth);
+    rest.push_back('"');
+    size_t lo = 0;
+    size_t hi = trie.size();
+    size_t node = SIZE_MAX;
+    for (char c : rest) {
+      node = SIZE_MAX;
+      for (size_t k = lo; k < hi; k = trie.skip[k]) {
+        if (trie.byte[k] == static_cast<uint8_t>(c)) {
+          node = k;
+          break;
+        }
+      }
+      if (node == SIZE_MAX) break;
+      lo = node + 1;
+      hi = trie.skip[node];
+    }
+    if (node == SIZE_MAX) continue;
+    for (uint32_t k = trie.begin[node]; k < trie.begin[trie.skip[node]]; ++k)
+      decide(trie.values[k]);
+  }
+}
+
+// Handles thread `index` of the current state with a string class when it can; false when
+// the thread must be walked.
+bool Matcher::State::FastThread(size_t index, std::span<uint32_t> mask) {
+  const grammar::Frame& top = current.top(index);
+  if (top.b >= grammar::kLexClassStates) return false;
+  const grammar::Specs& specs = grammar.specs;
+  if (top.kind == FrameKind::kString) {
+    const grammar::StringSpec& spec = specs.values[top.spec].string;
+    if (spec.dfa != grammar::kNone) return false;
+    const grammar::StringClass& cls = grammar.index->string_classes[top.b];
+    const uint64_t remaining =
+        spec.max_length == UINT64_MAX ? UINT64_MAX : spec.max_length - top.count;
+    if (remaining >= cls.max_inside_code_points) {
+      OrInto(mask, cls.inside);
+    } else if (top.b == grammar::kLexNormal && remaining < grammar::kShortMasks) {
+      OrInto(mask, cls.inside_at_most[remaining]);
+    } else {
+      return false;
+    }
+    current.Load(index, specs.seen_words, loaded);
+    FastString(loaded, mask);
+    return true;
+  }
+  if (top.kind != FrameKind::kKey) return false;
+  current.Load(index, specs.seen_words, loaded);
+  const grammar::Frame& object = loaded.frames[loaded.frames.size() - 2];
+  const uint32_t object_index = specs.values[object.spec].object;
+  if (object_index != grammar::kNone) {
+    const grammar::ObjectSpec& o = specs.objects[object_index];
+    if (o.pattern_dfa != grammar::kNone || specs.alts[o.undeclared].empty()) return false;
+  }
+  OrInto(mask, grammar.index->string_classes[top.b].inside);
+  FastKey(loaded, mask);
+  return true;
+}
+
+bool Matcher::FillMask(std::span<uint32_t> mask) {
+  std::fill(mask.begin(), mask.end(), 0u);
+  const CompiledGrammar::Impl& impl = grammar_->impl();
+  if (terminated_ || impl.index == nullptr) return false;
+  State& s = *state_;
+  s.slow.Clear();
+  for (size_t i = 0; i < s.current.size(); ++i) {
+    if (s.FastThread(i, mask)) continue;
+    s.current.Load(i, impl.specs.seen_words, s.thread);
+    s.slow.Append(s.thread, impl.specs.seen_words);
+  }
+  if (!s.slow.empty()) {
+    s.Walk(impl.index->trie, s.slow, [&](uint32_t token) { SetBit(mask, token); });
+  }
+  if (s.runtime.CanEnd(s.current)) {
+    for (uint32_t token : impl.vocabulary->end_of_generation())
+      SetBit(mask, token);
+  }
+  for (size_t i = 0; i < mask.size(); ++i) {
+    if ((mask[i] & impl.text_mask[i]) != impl.text_mask[i]) return false;
+  }
+  return true;
+}
+
+// ---- Cache ---------------------------------------------------------------------------------
+
+struct GrammarCache::Entry {
+  std::string key;
+  std::shared_ptr<const CompiledGrammar> grammar;
+  uint64_t used = 0;
+};
+
+GrammarCache::GrammarCache(size_t capacity) : capacity_(std::max<size_t>(1, capacity)) {}
+
+Expected<std::shared_ptr<const CompiledGrammar>> GrammarCache::Get(
+    std::string_view schema_json, const std::shared_ptr<const Vocabulary>& vocabulary,
+    const GrammarOptions& options) {
+  auto parsed = ParseJson(schema_json);
+  if (!parsed) return parsed.error();
+  std::string key = std::to_string(vocabulary == nullptr ? 0 : vocabulary->identity()) + ":" +
+                    std::to_string(options.flexible_whitespace) + ":" +
+                    std::to_string(options.max_whitespace) + ":" +
+                    std::to_string(options.any_property_order) + ":" +
+                    std::to_string(options.strict_objects) + ":" + parsed->dump();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& entry : entries_) {
+      if (entry->key == key) {
+        entry->used = ++clock_;
+        ++hits_;
+        return entry->grammar;
+      }
+    }
+    ++misses_;
+  }
+  auto ir = CompileSchema(schema_json);
+  if (!ir) return ir.error();
+  auto grammar = CompiledGrammar::Compile(*ir, vocabulary, options);
+  if (!grammar) return grammar.error();
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (entries_.size() >= capacity_) {
+    auto oldest = std::min_element(entries_.begin(), entries_.end(),
+                                   [](const auto& a, const auto& b) { return a->used < b->used; });
+    entries_.erase(oldest);
+  }
+  auto entry = std::make_unique<Entry>();
+  entry->key = std::move(key);
+  entry->grammar = *grammar;
+  entry->used = ++clock_;
+  entries_.push_back(std::move(entry));
+  return *grammar;
+}
+
+size_t GrammarCache::size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return entries_.size();
+}
+size_t GrammarCache::hits() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return hits_;
+}
+size_t GrammarCache::misses() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return misses_;
+}
+
+}  // namespace crux::constrain

@@ -1,0 +1,218 @@
+// The JSON string lexer shared by the recogniser and the vocabulary's string classes (private
+// to constrain/): UTF-8 validation (no overlongs, no surrogates, at most U+10FFFF), escapes,
+// and surrogate pairs in \u escapes. Decoded bytes go to a callback with a flag that is true
+// on the first byte of each code point.
+#pragma once
+
+#include <cstdint>
+
+namespace crux::constrain::grammar {
+
+// String lexer states (Frame::b of strings and keys).
+enum Lex : uint32_t {
+  kLexNormal,
+  kLexCont1,    // one continuation byte left
+  kLexCont2,    // two left, next 80..BF
+  kLexCont2E0,  // two left, next A0..BF (no overlong)
+  kLexCont2ED,  // two left, next 80..9F (no surrogates)
+  kLexCont3,    // three left, next 80..BF
+  kLexCont3F0,  // three left, next 90..BF
+  kLexCont3F4,  // three left, next 80..8F (at most U+10FFFF)
+  kLexEscape,   // after a backslash
+  kLexHex0,     // after \u, no hex digit yet
+  kLexHex1,
+  kLexHex2,
+  kLexHex3,
+  kLexHigh,        // after a high-surrogate escape: a backslash must follow
+  kLexHighEscape,  // after that backslash: `u` must follow
+};
+// States whose continuation does not depend on a partial \u code unit: the vocabulary's
+// string classes are precomputed for these.
+inline constexpr uint32_t kLexClassStates = kLexEscape + 1;
+
+enum class LexResult : uint8_t { kOk, kRefused, kClosed };
+
+inline int HexValue(uint8_t byte) {
+  if (byte >= '0' && byte <= '9') return byte - '0';
+  if (byte >= 'a' && byte <= 'f') return byte - 'a' + 10;
+  if (byte >= 'A' && byte <= 'F') return byte - 'A' + 10;
+  return -1;
+}
+
+// Emits code point `cp` as UTF-8 through `emit(byte, lead)`.
+template <typename Emit>
+bool EmitCodePoint(uint32_t cp, Emit& emit) {
+  uint8_t bytes[4];
+  int n = 0;
+  if (cp < 0x80) {
+    bytes[n++] = static_cast<uint8_t>(cp);
+  } else if (cp < 0x800) {
+    bytes[n++] = static_cast<uint8_t>(0xC0 | (cp >> 6));
+    bytes[n++] = static_cast<uint8_t>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    bytes[n++] = static_cast<uint8_t>(0xE0 | (cp >> 12));
+    bytes[n++] = static_cast<uint8_t>(0x80 | ((cp >> 6) & 0x3F));
+    bytes[n++] = static_cast<uint8_t>(0x80 | (cp & 0x3F));
+  } else {
+    bytes[n++] = static_cast<uint8_t>(0xF0 | (cp >> 18));
+    bytes[n++] = static_cast<uint8_t>(0x80 | ((cp >> 12) & 0x3F));
+    bytes[n++] = static_cast<uint8_t>(0x80 | ((cp >> 6) & 0x3F));
+    bytes[n++] = static_cast<uint8_t>(0x80 | (cp & 0x3F));
+  }
+  for (int i = 0; i < n; ++i) {
+    if (!emit(bytes[i], i == 0)) return false;
+  }
+  return true;
+}
+
+// The lead byte's lexer state, or kLexNormal with false for a byte that cannot lead.
+inline bool LeadState(uint8_t byte, uint32_t& state) {
+  if (byte >= 0xC2 && byte <= 0xDF) {
+    state = kLexCont1;
+  } else if (byte == 0xE0) {
+    state = kLexCont2E0;
+  } else if (byte == 0xED) {
+    state = kLexCont2ED;
+  } else if (byte >= 0xE1 && byte <= 0xEF) {
+    state = kLexCont2;
+  } else if (byte == 0xF0) {
+    state = kLexCont3F0;
+  } else if (byte >= 0xF1 && byte <= 0xF3) {
+    state = kLexCont3;
+  } else if (byte == 0xF4) {
+    state = kLexCont3F4;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// A continuation byte in `state`: the next state, or false.
+inline bool ContinuationState(uint32_t& state, uint8_t byte) {
+  uint8_t low = 0x80;
+  uint8_t high = 0xBF;
+  uint32_t next = kLexNormal;
+  switch (state) {
+    case kLexCont1:
+      next = kLexNormal;
+      break;
+    case kLexCont2:
+      next = kLexCont1;
+      break;
+    case kLexCont2E0:
+      low = 0xA0;
+      next = kLexCont1;
+      break;
+    case kLexCont2ED:
+      high = 0x9F;
+      next = kLexCont1;
+      break;
+    case kLexCont3:
+      next = kLexCont2;
+      break;
+    case kLexCont3F0:
+      low = 0x90;
+      next = kLexCont2;
+      break;
+    case kLexCont3F4:
+      high = 0x8F;
+      next = kLexCont2;
+      break;
+    default:
+      return false;
+  }
+  if (byte < low || byte > high) return false;
+  state = next;
+  return true;
+}
+
+// One byte of a JSON string's raw text. Decoded bytes go to `emit(byte, lead)`; `state` and
+// `code` are the frame's lexer fields.
+template <typename Emit>
+LexResult LexString(uint32_t& state, uint32_t& code, uint8_t byte, Emit& emit) {
+  switch (state) {
+    case kLexNormal:
+      if (byte == '"') return LexResult::kClosed;
+      if (byte == '\\') {
+        state = kLexEscape;
+        return LexResult::kOk;
+      }
+      if (byte < 0x20) return LexResult::kRefused;
+      if (byte >= 0x80 && !LeadState(byte, state)) return LexResult::kRefused;
+      return emit(byte, true) ? LexResult::kOk : LexResult::kRefused;
+    case kLexEscape: {
+      if (byte == 'u') {
+        state = kLexHex0;
+        return LexResult::kOk;
+      }
+      uint8_t decoded = 0;
+      switch (byte) {
+        case '"':
+        case '\\':
+        case '/':
+          decoded = byte;
+          break;
+        case 'b':
+          decoded = '\b';
+          break;
+        case 'f':
+          decoded = '\f';
+          break;
+        case 'n':
+          decoded = '\n';
+          break;
+        case 'r':
+          decoded = '\r';
+          break;
+        case 't':
+          decoded = '\t';
+          break;
+        default:
+          return LexResult::kRefused;
+      }
+      state = kLexNormal;
+      return emit(decoded, true) ? LexResult::kOk : LexResult::kRefused;
+    }
+    case kLexHex0:
+    case kLexHex1:
+    case kLexHex2:
+    case kLexHex3: {
+      const int hex = HexValue(byte);
+      if (hex < 0) return LexResult::kRefused;
+      code = (code & 0xFFFF0000u) | (((code & 0xFFFFu) << 4) | static_cast<uint32_t>(hex));
+      if (state != kLexHex3) {
+        ++state;
+        return LexResult::kOk;
+      }
+      const uint32_t unit = code & 0xFFFFu;
+      const uint32_t pending = code >> 16;
+      code = 0;
+      state = kLexNormal;
+      if (pending != 0) {
+        if (unit < 0xDC00 || unit > 0xDFFF) return LexResult::kRefused;
+        const uint32_t cp = 0x10000 + ((pending - 0xD800) << 10) + (unit - 0xDC00);
+        return EmitCodePoint(cp, emit) ? LexResult::kOk : LexResult::kRefused;
+      }
+      if (unit >= 0xD800 && unit <= 0xDBFF) {
+        code = unit << 16;
+        state = kLexHigh;
+        return LexResult::kOk;
+      }
+      if (unit >= 0xDC00 && unit <= 0xDFFF) return LexResult::kRefused;
+      return EmitCodePoint(unit, emit) ? LexResult::kOk : LexResult::kRefused;
+    }
+    case kLexHigh:
+      if (byte != '\\') return LexResult::kRefused;
+      state = kLexHighEscape;
+      return LexResult::kOk;
+    case kLexHighEscape:
+      if (byte != 'u') return LexResult::kRefused;
+      state = kLexHex0;
+      return LexResult::kOk;
+    default:
+      if (!ContinuationState(state, byte)) return LexResult::kRefused;
+      return emit(byte, false) ? LexResult::kOk : LexResult::kRefused;
+  }
+}
+
+}  // namespace crux::constrain::grammar

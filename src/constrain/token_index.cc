@@ -1,0 +1,185 @@
+// The vocabulary's token trie and string classes.
+#include "token_index.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+
+#include "string_lexer.h"
+
+namespace crux::constrain::grammar {
+
+FlatTrie FlatTrie::Build(std::vector<std::pair<std::string, uint32_t>> items) {
+  std::sort(items.begin(), items.end());
+  FlatTrie trie;
+  std::vector<uint32_t> path;  // open nodes, by depth - 1
+  const std::string* previous = nullptr;
+  for (const auto& [key, value] : items) {
+    size_t common = 0;
+    if (previous != nullptr) {
+      while (common < key.size() && common < previous->size() &&
+             key[common] == (*previous)[common]) {
+        ++common;
+      }
+    }
+    while (path.size() > common) {
+      trie.skip[path.back()] = static_cast<uint32_t>(trie.size());
+      path.pop_back();
+    }
+    for (size_t i = common; i < key.size(); ++i) {
+      path.push_back(static_cast<uint32_t>(trie.size()));
+      trie.byte.push_back(static_cast<uint8_t>(key[i]));
+      trie.depth.push_back(static_cast<uint16_t>(i + 1));
+      trie.skip.push_back(0);
+      trie.begin.push_back(static_cast<uint32_t>(trie.values.size()));
+    }
+    trie.max_depth = std::max(trie.max_depth, key.size());
+    trie.values.push_back(value);
+    previous = &key;
+  }
+  while (!path.empty()) {
+    trie.skip[path.back()] = static_cast<uint32_t>(trie.size());
+    path.pop_back();
+  }
+  trie.begin.push_back(static_cast<uint32_t>(trie.values.size()));
+  return trie;
+}
+
+size_t FlatTrie::memory_bytes() const {
+  return byte.size() * (1 + 2 + 4 + 4) + values.size() * 4;
+}
+
+size_t VocabIndex::memory_bytes() const {
+  size_t total = trie.memory_bytes();
+  for (const StringClass& c : string_classes) {
+    total += c.inside.size() * 4 + c.suffixes.memory_bytes() + c.escaped_prefix.size() * 4;
+    for (const auto& mask : c.inside_at_most)
+      total += mask.size() * 4;
+    for (const auto& group : c.members)
+      total += group.size() * 8;
+  }
+  return total;
+}
+
+namespace {
+
+// Where a token leads from lexer state `start` inside a string.
+struct TokenInString {
+  LexResult result = LexResult::kOk;
+  size_t close_at = 0;            // byte index of the closing quote
+  uint32_t code_points = 0;       // added before the quote (or in all)
+  bool backslash_before = false;  // an escape precedes the quote
+};
+
+TokenInString Classify(std::string_view bytes, uint32_t start) {
+  TokenInString out;
+  uint32_t state = start;
+  uint32_t code = 0;
+  auto emit = [&out](uint8_t, bool lead) {
+    if (lead) ++out.code_points;
+    return true;
+  };
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    const auto byte = static_cast<uint8_t>(bytes[i]);
+    if (byte == '\\') out.backslash_before = true;
+    const LexResult result = LexString(state, code, byte, emit);
+    if (result == LexResult::kRefused) {
+      out.result = result;
+      return out;
+    }
+    if (result == LexResult::kClosed) {
+      out.result = result;
+      out.close_at = i;
+      return out;
+    }
+  }
+  // A token that ends inside a \u escape (or after a high surrogate) is inside, but its
+  // successors depend on the digits: the class of the state it ends in is not precomputed,
+  // which the matcher handles by walking.
+  return out;
+}
+
+void SetBit(std::vector<uint32_t>& mask, uint32_t token) {
+  mask[token / 32] |= 1u << (token % 32);
+}
+
+StringClass BuildClass(const Vocabulary& vocabulary, uint32_t start) {
+  StringClass c;
+  const size_t words = vocabulary.mask_words();
+  c.inside.assign(words, 0);
+  if (start == kLexNormal) c.inside_at_most.assign(kShortMasks, std::vector<uint32_t>(words, 0));
+  std::map<std::string, uint32_t> groups;
+  std::vector<std::pair<std::string, uint32_t>> suffix_items;
+  for (uint32_t id = 0; id < vocabulary.size(); ++id) {
+    if (vocabulary.is_special(id)) continue;
+    const std::string_view bytes = vocabulary.bytes(id);
+    const TokenInString where = Classify(bytes, start);
+    if (where.result == LexResult::kRefused) continue;
+    if (where.result == LexResult::kOk) {
+      SetBit(c.inside, id);
+      c.max_inside_code_points = std::max(c.max_inside_code_points, where.code_points);
+      if (start == kLexNormal) {
+        for (uint32_t k = where.code_points; k < kShortMasks; ++k)
+          SetBit(c.inside_at_most[k], id);
+      }
+      continue;
+    }
+    if (where.backslash_before) c.escaped_prefix.push_back(id);
+    const std::string suffix(bytes.substr(where.close_at + 1));
+    if (suffix.empty()) {
+      c.close_exactly.push_back({id, where.code_points});
+      continue;
+    }
+    auto [entry, inserted] = groups.try_emplace(suffix, static_cast<uint32_t>(c.members.size()));
+    if (inserted) {
+      c.members.emplace_back();
+      suffix_items.push_back({suffix, entry->second});
+    }
+    c.members[entry->second].push_back({id, where.code_points});
+  }
+  c.suffixes = FlatTrie::Build(std::move(suffix_items));
+  return c;
+}
+
+std::shared_ptr<const VocabIndex> Build(const std::shared_ptr<const Vocabulary>& vocabulary) {
+  const auto begin = std::chrono::steady_clock::now();
+  auto index = std::make_shared<VocabIndex>();
+  index->vocabulary = vocabulary;
+  std::vector<std::pair<std::string, uint32_t>> items;
+  items.reserve(vocabulary->size());
+  for (uint32_t id = 0; id < vocabulary->size(); ++id) {
+    if (vocabulary->is_special(id)) continue;
+    items.push_back({std::string(vocabulary->bytes(id)), id});
+    index->max_token_bytes = std::max(index->max_token_bytes, vocabulary->bytes(id).size());
+  }
+  index->trie = FlatTrie::Build(std::move(items));
+  for (uint32_t state = 0; state < kLexClassStates; ++state) {
+    index->string_classes.push_back(BuildClass(*vocabulary, state));
+  }
+  index->build_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
+  return index;
+}
+
+}  // namespace
+
+std::shared_ptr<const VocabIndex> IndexFor(const std::shared_ptr<const Vocabulary>& vocabulary) {
+  static std::mutex mutex;
+  static std::unordered_map<uint64_t, std::weak_ptr<const VocabIndex>> cache;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = cache.find(vocabulary->identity());
+    if (found != cache.end()) {
+      if (auto index = found->second.lock()) return index;
+    }
+  }
+  auto index = Build(vocabulary);
+  std::lock_guard<std::mutex> lock(mutex);
+  cache[vocabulary->identity()] = index;
+  return index;
+}
+
+}  // namespace crux::constrain::grammar

@@ -1,0 +1,66 @@
+// What the matcher precomputes once per vocabulary (private to constrain/): the token trie and
+// the string classes. Shared by every grammar compiled against the vocabulary, through a
+// process-wide cache keyed by the vocabulary's identity.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "crux/constrain/vocab.h"
+
+namespace crux::constrain::grammar {
+
+// A byte trie stored flat in depth-first order: node i has byte byte[i] at depth depth[i]
+// (1 = a child of the root), its subtree ends before skip[i], and the values (token ids, or
+// group ids) ending there are values[begin[i] .. begin[i+1]).
+struct FlatTrie {
+  std::vector<uint8_t> byte;
+  std::vector<uint16_t> depth;
+  std::vector<uint32_t> skip;
+  std::vector<uint32_t> begin;  // size() + 1 entries
+  std::vector<uint32_t> values;
+  size_t max_depth = 0;
+
+  size_t size() const { return byte.size(); }
+  // Builds the trie of (key, value) pairs; keys must be non-empty.
+  static FlatTrie Build(std::vector<std::pair<std::string, uint32_t>> items);
+  size_t memory_bytes() const;
+};
+
+// Tokens seen from inside a JSON string whose lexer is in one state (no \u digits pending).
+struct StringClass {
+  // Tokens whose bytes all stay inside the string: a bitmask over the vocabulary, and the
+  // largest number of code points one of them adds.
+  std::vector<uint32_t> inside;
+  uint32_t max_inside_code_points = 0;
+  // For the start state only: inside tokens of at most k code points, k < kShortMasks.
+  std::vector<std::vector<uint32_t>> inside_at_most;
+  // Tokens that close the string, grouped by what follows the closing quote: group g has
+  // suffix trie values g; members[g] = (token, code points before the quote).
+  FlatTrie suffixes;
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> members;
+  std::vector<std::pair<uint32_t, uint32_t>> close_exactly;  // tokens ending at the quote
+  // Closing tokens with a backslash before the quote (their decoded prefix differs from
+  // their bytes): checked one by one where the name matters (object keys).
+  std::vector<uint32_t> escaped_prefix;
+};
+
+inline constexpr uint32_t kShortMasks = 17;
+
+struct VocabIndex {
+  std::shared_ptr<const Vocabulary> vocabulary;
+  FlatTrie trie;                            // every allowed (non-special) token
+  std::vector<StringClass> string_classes;  // by lexer state, kLexClassStates of them
+  size_t max_token_bytes = 0;
+  double build_ms = 0;
+  size_t memory_bytes() const;
+};
+
+// The index of `vocabulary`, built on first use and kept while any grammar uses it.
+// Thread-safe.
+std::shared_ptr<const VocabIndex> IndexFor(const std::shared_ptr<const Vocabulary>& vocabulary);
+
+}  // namespace crux::constrain::grammar
