@@ -49,6 +49,10 @@ enum : uint8_t {
 constexpr uint32_t kNumNegative = 1;
 constexpr uint32_t kMaxBoundedIntDigits = 19;
 constexpr uint32_t kMaxBoundedFracDigits = 18;
+// Every number must fit a double (the validator, like most JSON readers, refuses one that
+// overflows): at most this many integer digits and exponent digits.
+constexpr uint32_t kMaxIntDigits = 100;
+constexpr uint32_t kMaxExponentDigits = 2;
 
 constexpr const char* kKeywords[] = {"true", "false", "null"};
 constexpr uint32_t kKeywordLengths[] = {4, 5, 4};
@@ -456,25 +460,30 @@ Runtime::Outcome Runtime::StepObject(Thread& thread, int byte) {
   }
 }
 
-bool Runtime::KeyViable(const Thread& thread) const {
-  const Frame& key = thread.frames.back();
+bool Runtime::DeclaredViable(const Thread& thread, uint32_t node) const {
   const size_t object_index = thread.frames.size() - 2;
   const Frame& object = thread.frames[object_index];
-  const ValueSpec& spec = specs_.values[object.spec];
-  if (spec.object == kNone) return true;
-  const ObjectSpec& o = specs_.objects[spec.object];
-  if (!specs_.alts[o.undeclared].empty()) return true;
-  if (o.pattern_dfa != kNone && key.d != kDeadState) return true;
-  if (key.a == kNone) return false;
+  const ObjectSpec& o = specs_.objects[specs_.values[object.spec].object];
   const uint64_t* seen = SeenOf(thread, object_index);
-  const uint32_t first = o.names.first_rank(key.a);
-  const uint32_t last = o.names.last_rank(key.a);
+  const uint32_t first = o.names.first_rank(node);
+  const uint32_t last = o.names.last_rank(node);
   for (uint32_t rank = first; rank < last; ++rank) {
     const uint64_t bit = uint64_t{1} << (rank % 64);
     if ((o.allowed_by_rank[rank / 64] & bit) == 0 || (seen[rank / 64] & bit) != 0) continue;
     if (options_.any_property_order || o.property_by_rank[rank] + 1 > object.d) return true;
   }
   return false;
+}
+
+bool Runtime::KeyViable(const Thread& thread) const {
+  const Frame& key = thread.frames.back();
+  const Frame& object = thread.frames[thread.frames.size() - 2];
+  const ValueSpec& spec = specs_.values[object.spec];
+  if (spec.object == kNone) return true;
+  const ObjectSpec& o = specs_.objects[spec.object];
+  if (!specs_.alts[o.undeclared].empty()) return true;
+  if (o.pattern_dfa != kNone && key.d != kDeadState) return true;
+  return key.a != kNone && DeclaredViable(thread, key.a);
 }
 
 bool Runtime::KeyChar(Thread& thread, uint8_t byte) {
@@ -533,24 +542,61 @@ Runtime::Outcome Runtime::KeyClose(Thread& thread) {
 
 Runtime::Outcome Runtime::StepKey(Thread& thread, int byte) {
   if (byte == kEndOfInput) return Outcome::kRefused;
-  Frame& key = thread.frames.back();
-  bool viable = true;
-  auto emit = [&](uint8_t decoded, bool) {
-    viable = KeyChar(thread, decoded);
-    return viable;
-  };
-  uint32_t state = key.b;
-  uint32_t code = key.c;
-  const LexResult result = LexString(state, code, static_cast<uint8_t>(byte), emit);
+  struct Sink {
+    Runtime& runtime;
+    Thread& thread;
+    bool Emit(uint8_t decoded, bool) { return runtime.KeyChar(thread, decoded); }
+    bool Probe(uint32_t first, uint32_t last) { return runtime.KeyProbe(thread, first, last); }
+  } sink{*this, thread};
+  uint32_t state = thread.frames.back().b;
+  uint32_t code = thread.frames.back().c;
+  const LexResult result = LexString(state, code, static_cast<uint8_t>(byte), sink);
   if (result == LexResult::kRefused) return Outcome::kRefused;
-  Frame& after = thread.frames.back();
   if (result == LexResult::kClosed) {
     if (state != kLexNormal) return Outcome::kRefused;
     return KeyClose(thread);
   }
-  after.b = state;
-  after.c = code;
+  thread.frames.back().b = state;
+  thread.frames.back().c = code;
   return Outcome::kConsumed;
+}
+
+namespace {
+// Calls `visit(byte)` for each byte that can lead a code point in [first, last], until it
+// returns true.
+template <typename Visit>
+bool AnyLeadByte(uint32_t first, uint32_t last, Visit visit) {
+  const uint32_t from = LeadByte(first);
+  const uint32_t to = LeadByte(last);
+  for (uint32_t byte = from; byte <= to; ++byte) {
+    if (byte >= 0x80 && (byte < 0xC2 || byte > 0xF4)) continue;
+    if (visit(static_cast<uint8_t>(byte))) return true;
+  }
+  return false;
+}
+}  // namespace
+
+bool Runtime::KeyProbe(const Thread& thread, uint32_t first, uint32_t last) const {
+  const Frame& key = thread.frames.back();
+  const size_t object_index = thread.frames.size() - 2;
+  const Frame& object = thread.frames[object_index];
+  const ValueSpec& spec = specs_.values[object.spec];
+  if (spec.object == kNone) return true;
+  const ObjectSpec& o = specs_.objects[spec.object];
+  if (!specs_.alts[o.undeclared].empty()) return true;
+  if (o.pattern_dfa != kNone && key.d != kDeadState) {
+    const ByteDfa& dfa = specs_.dfas[o.pattern_dfa];
+    if (AnyLeadByte(first, last, [&](uint8_t b) { return dfa.Step(key.d, b) != kDeadState; })) {
+      return true;
+    }
+  }
+  if (key.a == kNone) return false;
+  for (uint32_t i = 0; i < o.names.edge_count(key.a); ++i) {
+    const uint8_t byte = o.names.edge_byte(key.a, i);
+    if (byte < LeadByte(first) || byte > LeadByte(last)) continue;
+    if (DeclaredViable(thread, o.names.edge_child(key.a, i))) return true;
+  }
+  return false;
 }
 
 bool Runtime::StringChar(Frame& frame, uint8_t byte, bool lead) {
@@ -565,16 +611,36 @@ bool Runtime::StringChar(Frame& frame, uint8_t byte, bool lead) {
   return spec.max_length == UINT64_MAX || frame.count + uint64_t{to_accept} <= spec.max_length;
 }
 
+bool Runtime::StringProbe(const Frame& frame, uint32_t first, uint32_t last) const {
+  const StringSpec& spec = specs_.values[frame.spec].string;
+  if (uint64_t{frame.count} + 1 > spec.max_length) return false;
+  if (spec.dfa == kNone) return true;
+  const ByteDfa& dfa = specs_.dfas[spec.dfa];
+  const uint32_t* to_accept = min_to_accept_.data() + min_to_accept_offsets_[spec.dfa];
+  return AnyLeadByte(first, last, [&](uint8_t b) {
+    const uint32_t next = dfa.Step(frame.a, b);
+    return next != kDeadState && to_accept[next] != UINT32_MAX &&
+           (spec.max_length == UINT64_MAX ||
+            uint64_t{frame.count} + 1 + (to_accept[next] > 0 ? to_accept[next] - 1 : 0) <=
+                spec.max_length);
+  });
+}
+
 Runtime::Outcome Runtime::StepString(Frame& frame, int byte) {
   if (frame.phase == 0xFF) {
     frame.phase = 0;
     return Outcome::kConsumed;
   }
   if (byte == kEndOfInput) return Outcome::kRefused;
-  auto emit = [&](uint8_t decoded, bool lead) { return StringChar(frame, decoded, lead); };
+  struct Sink {
+    Runtime& runtime;
+    Frame& frame;
+    bool Emit(uint8_t decoded, bool lead) { return runtime.StringChar(frame, decoded, lead); }
+    bool Probe(uint32_t first, uint32_t last) { return runtime.StringProbe(frame, first, last); }
+  } sink{*this, frame};
   uint32_t state = frame.b;
   uint32_t code = frame.c;
-  const LexResult result = LexString(state, code, static_cast<uint8_t>(byte), emit);
+  const LexResult result = LexString(state, code, static_cast<uint8_t>(byte), sink);
   if (result == LexResult::kRefused) return Outcome::kRefused;
   if (result == LexResult::kClosed) {
     if (state != kLexNormal) return Outcome::kRefused;
@@ -684,6 +750,7 @@ Runtime::Outcome Runtime::StepNumber(Frame& frame, int byte) {
     case kNumInt:
       if (digit && frame.phase == kNumInt) {
         if (++frame.count > kMaxBoundedIntDigits && bounded) return Outcome::kRefused;
+        if (frame.count > kMaxIntDigits) return Outcome::kRefused;
         frame.u = frame.count > kMaxBoundedIntDigits ? frame.u : frame.u * 10 + (byte - '0');
         break;
       }
@@ -718,13 +785,18 @@ Runtime::Outcome Runtime::StepNumber(Frame& frame, int byte) {
       }
       if (!digit) return Outcome::kRefused;
       frame.phase = kNumExp;
+      frame.d = 1;
       break;
     case kNumExpSign:
       if (!digit) return Outcome::kRefused;
       frame.phase = kNumExp;
+      frame.d = 1;
       break;
     case kNumExp:
-      if (digit) break;
+      if (digit) {
+        if (++frame.d > kMaxExponentDigits) return Outcome::kRefused;
+        break;
+      }
       return end();
     default:
       return Outcome::kRefused;

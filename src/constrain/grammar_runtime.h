@@ -122,6 +122,9 @@ class Runtime {
   void ChildDone(Thread& thread);
   bool KeyChar(Thread& thread, uint8_t byte);
   bool KeyViable(const Thread& thread) const;
+  bool DeclaredViable(const Thread& thread, uint32_t node) const;
+  bool KeyProbe(const Thread& thread, uint32_t first, uint32_t last) const;
+  bool StringProbe(const Frame& frame, uint32_t first, uint32_t last) const;
   Outcome KeyClose(Thread& thread);
   bool StringChar(Frame& frame, uint8_t byte, bool lead);
   bool NumberViable(const Frame& frame) const;

@@ -46,6 +46,16 @@ class LiteralTrie {
   // Literals in the subtree of `node` are those with sorted ranks in [first, last).
   uint32_t first_rank(uint32_t node) const { return nodes_[node].first_rank; }
   uint32_t last_rank(uint32_t node) const { return nodes_[node].last_rank; }
+  // The edges out of `node`, by byte: edge i leads by edge_byte(node, i) to edge_child.
+  uint32_t edge_count(uint32_t node) const {
+    return nodes_[node].edges_end - nodes_[node].edges_begin;
+  }
+  uint8_t edge_byte(uint32_t node, uint32_t i) const {
+    return edges_[nodes_[node].edges_begin + i].byte;
+  }
+  uint32_t edge_child(uint32_t node, uint32_t i) const {
+    return edges_[nodes_[node].edges_begin + i].child;
+  }
   // Bytes from the root to `node`.
   uint32_t depth(uint32_t node) const { return nodes_[node].depth; }
   // The rank (position in byte order) of literal `index`.

@@ -4,7 +4,6 @@
 // and a long chain of references costs no stack.
 #include <algorithm>
 #include <array>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -14,6 +13,7 @@
 #include "crux/constrain/schema_ir.h"
 #include "formats.h"
 #include "json_util.h"
+#include "regex.h"
 
 namespace crux::constrain {
 namespace {
@@ -76,14 +76,14 @@ bool IsAnnotation(std::string_view keyword) {
   return false;
 }
 
-// True when std::regex (ECMAScript) accepts `pattern`: the supported subset.
-bool PatternSupported(const std::string& pattern) {
-  try {
-    std::regex compiled(pattern, std::regex::ECMAScript);
-    return true;
-  } catch (const std::exception&) {
-    return false;
-  }
+// Whether `pattern` compiles to an automaton: ok when it does, kLimit when it is too large
+// (an error of the schema), any other error when it is outside the supported subset or
+// malformed (then it is not enforced).
+Status PatternSupport(const std::string& pattern) {
+  const RegexSource source{RegexSource::Kind::kPattern, pattern};
+  auto dfa = CompileRegexes({&source, 1});
+  if (dfa) return {};
+  return dfa.error();
 }
 
 // Reads a non-negative integer count (1.0 counts).
@@ -120,6 +120,10 @@ class Compiler {
   Status Fill(NodeId id, const Json& schema, const std::string& pointer);
   Status Keyword(const Site& site, std::string_view keyword, const Json& value);
   Status Report(std::string_view keyword, const std::string& pointer);
+  // When a `patternProperties` pattern of the node was not enforced, which names are
+  // "additional" is unknown: `additionalProperties` is then not enforced either (enforcing it
+  // would reject names the pattern matches).
+  Status UndecidedNames(const Site& site);
   Expected<NodeId> ResolveRef(std::string_view ref, const std::string& pointer);
   // The JSON pointer (escaped, `%` decoded) a `$ref` names in this document.
   Expected<std::string> LocalFragment(std::string_view ref, const std::string& pointer) const;
@@ -149,6 +153,7 @@ class Compiler {
   const Json& document_;
   SchemaOptions options_;
   SchemaIr ir_;
+  std::vector<NodeId> patterns_dropped_;  // nodes being filled that dropped a pattern (a stack)
   std::vector<std::string> node_pointers_;
   std::unordered_map<std::string, NodeId> by_pointer_;
   std::vector<Pending> pending_;
@@ -268,6 +273,7 @@ Status Compiler::Fill(NodeId id, const Json& schema, const std::string& pointer)
   for (const auto& [keyword, value] : schema.items()) {
     if (Status status = Keyword(site, keyword, value); !status) return status;
   }
+  if (Status status = UndecidedNames(site); !status) return status;
   if (auto nullable = schema.find("nullable"); nullable != schema.end()) {
     if (!nullable->is_boolean()) {
       return KeywordError(ErrorCode::kInvalidArgument, "nullable", pointer, "must be a boolean");
@@ -284,6 +290,15 @@ Status Compiler::Keyword(const Site& site, std::string_view keyword, const Json&
   if (IsAnnotation(keyword)) return {};
   if (keyword == "uniqueItems" && value.is_boolean() && !value.get<bool>()) return {};
   return Report(keyword, KeywordPointer(site.pointer, keyword));
+}
+
+Status Compiler::UndecidedNames(const Site& site) {
+  if (patterns_dropped_.empty() || patterns_dropped_.back() != site.id) return {};
+  patterns_dropped_.pop_back();
+  SchemaNode& node = ir_.nodes[site.id];
+  if (node.additional_properties == kNoNode) return {};
+  node.additional_properties = kNoNode;
+  return Report("additionalProperties", KeywordPointer(site.pointer, "additionalProperties"));
 }
 
 Status Compiler::Report(std::string_view keyword, const std::string& pointer) {
@@ -446,7 +461,12 @@ Status Compiler::Pattern(const Site& site, std::string_view keyword, const Json&
                         std::to_string(pattern.size()) + " bytes, more than " +
                             std::to_string(kMaxPatternBytes) + " (kMaxPatternBytes)");
   }
-  if (!PatternSupported(pattern)) return Report(keyword, KeywordPointer(site.pointer, keyword));
+  if (Status support = PatternSupport(pattern); !support) {
+    if (support.error().code() == ErrorCode::kLimit) {
+      return KeywordError(ErrorCode::kLimit, keyword, site.pointer, support.error().message());
+    }
+    return Report(keyword, KeywordPointer(site.pointer, keyword));
+  }
   SchemaNode& node = ir_.nodes[site.id];
   node.has_pattern = true;
   node.pattern = pattern;
@@ -524,8 +544,15 @@ Status Compiler::PatternProperties(const Site& site, std::string_view keyword, c
                                           "': pattern longer than kMaxPatternBytes (" +
                                           std::to_string(kMaxPatternBytes) + ")");
     }
-    if (!PatternSupported(pattern)) {
+    if (Status support = PatternSupport(pattern); !support) {
+      if (support.error().code() == ErrorCode::kLimit) {
+        return Error(ErrorCode::kLimit, "schema keyword 'patternProperties' at '" + pointer +
+                                            "': " + support.error().message());
+      }
       if (Status status = Report(keyword, pointer); !status) return status;
+      if (patterns_dropped_.empty() || patterns_dropped_.back() != site.id) {
+        patterns_dropped_.push_back(site.id);
+      }
       continue;
     }
     auto id = Subschema(schema, pointer);

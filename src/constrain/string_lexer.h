@@ -39,9 +39,9 @@ inline int HexValue(uint8_t byte) {
   return -1;
 }
 
-// Emits code point `cp` as UTF-8 through `emit(byte, lead)`.
-template <typename Emit>
-bool EmitCodePoint(uint32_t cp, Emit& emit) {
+// Emits code point `cp` as UTF-8 through sink.Emit(byte, lead).
+template <typename Sink>
+bool EmitCodePoint(uint32_t cp, Sink& sink) {
   uint8_t bytes[4];
   int n = 0;
   if (cp < 0x80) {
@@ -60,7 +60,7 @@ bool EmitCodePoint(uint32_t cp, Emit& emit) {
     bytes[n++] = static_cast<uint8_t>(0x80 | (cp & 0x3F));
   }
   for (int i = 0; i < n; ++i) {
-    if (!emit(bytes[i], i == 0)) return false;
+    if (!sink.Emit(bytes[i], i == 0)) return false;
   }
   return true;
 }
@@ -126,22 +126,57 @@ inline bool ContinuationState(uint32_t& state, uint8_t byte) {
   return true;
 }
 
-// One byte of a JSON string's raw text. Decoded bytes go to `emit(byte, lead)`; `state` and
-// `code` are the frame's lexer fields.
-template <typename Emit>
-LexResult LexString(uint32_t& state, uint32_t& code, uint8_t byte, Emit& emit) {
+// The first UTF-8 byte of code point `cp`; nondecreasing in cp.
+inline uint8_t LeadByte(uint32_t cp) {
+  if (cp < 0x80) return static_cast<uint8_t>(cp);
+  if (cp < 0x800) return static_cast<uint8_t>(0xC0 | (cp >> 6));
+  if (cp < 0x10000) return static_cast<uint8_t>(0xE0 | (cp >> 12));
+  return static_cast<uint8_t>(0xF0 | (cp >> 18));
+}
+
+// Whether the code units [lo, hi] of a \u escape (after high surrogate `pending`, or 0) can
+// still give a code point the sink takes: sink.Probe(first, last) over code point ranges.
+template <typename Sink>
+bool ProbeUnits(uint32_t lo, uint32_t hi, uint32_t pending, Sink& sink) {
+  if (pending != 0) {
+    lo = lo < 0xDC00 ? 0xDC00 : lo;
+    hi = hi > 0xDFFF ? 0xDFFF : hi;
+    if (lo > hi) return false;
+    const uint32_t base = 0x10000 + ((pending - 0xD800) << 10);
+    return sink.Probe(base + lo - 0xDC00, base + hi - 0xDC00);
+  }
+  const uint32_t bmp_end = hi < 0xD7FF ? hi : 0xD7FF;
+  if (lo <= bmp_end && sink.Probe(lo, bmp_end)) return true;
+  const uint32_t high_first = lo > 0xD800 ? lo : 0xD800;
+  const uint32_t high_last = hi < 0xDBFF ? hi : 0xDBFF;
+  if (high_first <= high_last && sink.Probe(0x10000 + ((high_first - 0xD800) << 10),
+                                            0x10000 + ((high_last - 0xD800) << 10) + 0x3FF)) {
+    return true;
+  }
+  const uint32_t upper = lo > 0xE000 ? lo : 0xE000;
+  return upper <= hi && sink.Probe(upper, hi);
+}
+
+// One byte of a JSON string's raw text. Decoded bytes go to sink.Emit(byte, lead); inside an
+// escape, sink.Probe(first, last) is asked whether some code point of the range it can still
+// spell would be taken, so that an escape is refused as soon as no completion of it could be.
+// `state` and `code` are the frame's lexer fields.
+template <typename Sink>
+LexResult LexString(uint32_t& state, uint32_t& code, uint8_t byte, Sink& sink) {
   switch (state) {
     case kLexNormal:
       if (byte == '"') return LexResult::kClosed;
       if (byte == '\\') {
+        if (!sink.Probe(0, 0x10FFFF)) return LexResult::kRefused;
         state = kLexEscape;
         return LexResult::kOk;
       }
       if (byte < 0x20) return LexResult::kRefused;
       if (byte >= 0x80 && !LeadState(byte, state)) return LexResult::kRefused;
-      return emit(byte, true) ? LexResult::kOk : LexResult::kRefused;
+      return sink.Emit(byte, true) ? LexResult::kOk : LexResult::kRefused;
     case kLexEscape: {
       if (byte == 'u') {
+        if (!ProbeUnits(0, 0xFFFF, 0, sink)) return LexResult::kRefused;
         state = kLexHex0;
         return LexResult::kOk;
       }
@@ -171,7 +206,7 @@ LexResult LexString(uint32_t& state, uint32_t& code, uint8_t byte, Emit& emit) {
           return LexResult::kRefused;
       }
       state = kLexNormal;
-      return emit(decoded, true) ? LexResult::kOk : LexResult::kRefused;
+      return sink.Emit(decoded, true) ? LexResult::kOk : LexResult::kRefused;
     }
     case kLexHex0:
     case kLexHex1:
@@ -181,6 +216,19 @@ LexResult LexString(uint32_t& state, uint32_t& code, uint8_t byte, Emit& emit) {
       if (hex < 0) return LexResult::kRefused;
       code = (code & 0xFFFF0000u) | (((code & 0xFFFFu) << 4) | static_cast<uint32_t>(hex));
       if (state != kLexHex3) {
+        // Refuse as soon as the digits cannot make a valid unit: after a high surrogate only
+        // a low one (DC00..DFFF), otherwise anything but a lone low one.
+        const uint32_t partial = code & 0xFFFFu;
+        const bool pending_high = (code >> 16) != 0;
+        if (state == kLexHex0 && pending_high && partial != 0xD) return LexResult::kRefused;
+        if (state == kLexHex1 && pending_high != (partial >= 0xDC && partial <= 0xDF)) {
+          return LexResult::kRefused;
+        }
+        const uint32_t shift = 4 * (kLexHex3 - state);
+        const uint32_t first = partial << shift;
+        if (!ProbeUnits(first, first + (1u << shift) - 1, code >> 16, sink)) {
+          return LexResult::kRefused;
+        }
         ++state;
         return LexResult::kOk;
       }
@@ -191,15 +239,16 @@ LexResult LexString(uint32_t& state, uint32_t& code, uint8_t byte, Emit& emit) {
       if (pending != 0) {
         if (unit < 0xDC00 || unit > 0xDFFF) return LexResult::kRefused;
         const uint32_t cp = 0x10000 + ((pending - 0xD800) << 10) + (unit - 0xDC00);
-        return EmitCodePoint(cp, emit) ? LexResult::kOk : LexResult::kRefused;
+        return EmitCodePoint(cp, sink) ? LexResult::kOk : LexResult::kRefused;
       }
       if (unit >= 0xD800 && unit <= 0xDBFF) {
+        if (!ProbeUnits(0xDC00, 0xDFFF, unit, sink)) return LexResult::kRefused;
         code = unit << 16;
         state = kLexHigh;
         return LexResult::kOk;
       }
       if (unit >= 0xDC00 && unit <= 0xDFFF) return LexResult::kRefused;
-      return EmitCodePoint(unit, emit) ? LexResult::kOk : LexResult::kRefused;
+      return EmitCodePoint(unit, sink) ? LexResult::kOk : LexResult::kRefused;
     }
     case kLexHigh:
       if (byte != '\\') return LexResult::kRefused;
@@ -211,7 +260,7 @@ LexResult LexString(uint32_t& state, uint32_t& code, uint8_t byte, Emit& emit) {
       return LexResult::kOk;
     default:
       if (!ContinuationState(state, byte)) return LexResult::kRefused;
-      return emit(byte, false) ? LexResult::kOk : LexResult::kRefused;
+      return sink.Emit(byte, false) ? LexResult::kOk : LexResult::kRefused;
   }
 }
 

@@ -78,10 +78,14 @@ TokenInString Classify(std::string_view bytes, uint32_t start) {
   TokenInString out;
   uint32_t state = start;
   uint32_t code = 0;
-  auto emit = [&out](uint8_t, bool lead) {
-    if (lead) ++out.code_points;
-    return true;
-  };
+  struct Sink {
+    TokenInString& out;
+    bool Emit(uint8_t, bool lead) {
+      if (lead) ++out.code_points;
+      return true;
+    }
+    bool Probe(uint32_t, uint32_t) { return true; }
+  } emit{out};
   for (size_t i = 0; i < bytes.size(); ++i) {
     const auto byte = static_cast<uint8_t>(bytes[i]);
     if (byte == '\\') out.backslash_before = true;
@@ -96,9 +100,10 @@ TokenInString Classify(std::string_view bytes, uint32_t start) {
       return out;
     }
   }
-  // A token that ends inside a \u escape (or after a high surrogate) is inside, but its
-  // successors depend on the digits: the class of the state it ends in is not precomputed,
-  // which the matcher handles by walking.
+  // A token that ends inside an escape will add a code point when the escape ends: count it,
+  // so that a length bound that leaves no room refuses it. (A token that ends inside a \u
+  // escape leads to a state whose class is not precomputed; the matcher walks there.)
+  if (state >= kLexEscape) ++out.code_points;
   return out;
 }
 

@@ -4,7 +4,6 @@
 #include "crux/constrain/validate.h"
 
 #include <memory>
-#include <regex>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -12,6 +11,7 @@
 
 #include "formats.h"
 #include "json_util.h"
+#include "regex.h"
 
 namespace crux::constrain {
 namespace {
@@ -53,7 +53,10 @@ class Validator {
                    bool record);
   bool CheckApplicators(const SchemaNode& node, const Json& value, bool record);
   bool CheckChild(NodeId id, std::string_view token, const Json& value, bool record);
-  const std::regex* Regex(const std::string& pattern);
+  // The searched automaton of `pattern`, compiled on first use; null when it does not compile
+  // (CompileSchema keeps such patterns out of the IR).
+  const ByteDfa* Pattern(const std::string& pattern);
+  bool PatternMatches(const std::string& pattern, const std::string& text, bool& compiled);
   NodeId FindProperty(const SchemaNode& node, const std::string& name);
 
   const SchemaIr& ir_;
@@ -61,7 +64,7 @@ class Validator {
   std::vector<Violation> violations_;
   size_t steps_ = 0;
   bool out_of_steps_ = false;
-  std::unordered_map<std::string, std::unique_ptr<std::regex>> regexes_;
+  std::unordered_map<std::string, std::unique_ptr<ByteDfa>> patterns_;
   // Name → schema of the nodes with many properties, built on first use.
   std::unordered_map<const SchemaNode*, std::unordered_map<std::string_view, NodeId>> indexes_;
 };
@@ -193,31 +196,27 @@ bool Validator::CheckString(const SchemaNode& node, const std::string& text, boo
   return ok;
 }
 
-const std::regex* Validator::Regex(const std::string& pattern) {
-  auto [entry, inserted] = regexes_.try_emplace(pattern);
+const ByteDfa* Validator::Pattern(const std::string& pattern) {
+  auto [entry, inserted] = patterns_.try_emplace(pattern);
   if (inserted) {
-    try {
-      entry->second = std::make_unique<std::regex>(pattern, std::regex::ECMAScript);
-    } catch (const std::exception&) {
-      entry->second = nullptr;
-    }
+    const RegexSource source{RegexSource::Kind::kPattern, pattern};
+    auto dfa = CompileRegexes({&source, 1});
+    if (dfa) entry->second = std::make_unique<ByteDfa>(std::move(*dfa));
   }
   return entry->second.get();
 }
 
+bool Validator::PatternMatches(const std::string& pattern, const std::string& text,
+                               bool& compiled) {
+  const ByteDfa* dfa = Pattern(pattern);
+  compiled = dfa != nullptr;
+  return compiled && dfa->Matches(RunDfa(*dfa, text), 0);
+}
+
 bool Validator::CheckPattern(const std::string& pattern, const std::string& text, bool record) {
-  if (text.size() > kMaxPatternSubjectBytes) {
-    return Fail(record, "pattern",
-                "a string of " + std::to_string(text.size()) +
-                    " bytes is longer than kMaxPatternSubjectBytes");
-  }
-  const std::regex* regex = Regex(pattern);
-  if (regex == nullptr) return Fail(record, "pattern", "pattern does not compile");
-  try {
-    if (std::regex_search(text, *regex)) return true;
-  } catch (const std::exception&) {
-    return Fail(record, "pattern", "the regular expression engine gave up on this string");
-  }
+  bool compiled = false;
+  if (PatternMatches(pattern, text, compiled)) return true;
+  if (!compiled) return Fail(record, "pattern", "pattern does not compile");
   return Fail(record, "pattern", "does not match " + Quoted(pattern));
 }
 
@@ -287,15 +286,8 @@ bool Validator::CheckMember(const SchemaNode& node, const std::string& name, con
   if (listed) ok = CheckChild(property, name, member, record) && ok;
   bool matched = listed;
   for (const PropertySchema& pattern : node.pattern_properties) {
-    const std::regex* regex = Regex(pattern.name);
-    if (regex == nullptr || name.size() > kMaxPatternSubjectBytes) continue;
-    bool found = false;
-    try {
-      found = std::regex_search(name, *regex);
-    } catch (const std::exception&) {
-      found = false;
-    }
-    if (!found) continue;
+    bool compiled = false;
+    if (!PatternMatches(pattern.name, name, compiled)) continue;
     matched = true;
     ok = CheckChild(pattern.schema, name, member, record) && ok;
   }

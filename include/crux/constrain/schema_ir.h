@@ -90,9 +90,10 @@ struct SchemaNode {
   // Strings; lengths count Unicode code points.
   uint64_t min_length = 0;
   uint64_t max_length = UINT64_MAX;
-  // An ECMAScript regular expression, searched for (not anchored). The validator runs it with
-  // std::regex; the constraining grammar will compile it to an automaton. has_pattern is false
-  // when the pattern is outside the supported subset (then `pattern` is in not_enforced).
+  // An ECMAScript regular expression, searched for (not anchored). The validator and the
+  // constraining grammar run it as the same byte automaton (src/constrain/regex.h). has_pattern
+  // is false when the pattern is outside the supported subset (then `pattern` is in
+  // not_enforced).
   bool has_pattern = false;
   std::string pattern;
   StringFormat format = StringFormat::kNone;

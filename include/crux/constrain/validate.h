@@ -8,9 +8,8 @@
 // SchemaIr::not_enforced are not checked here either.
 //
 // Thread-safety: Validate only reads the SchemaIr. Cost: bounded by kMaxValidationSteps node
-// checks; a regular expression can still backtrack (std::regex), which is why patterns run only
-// on strings of at most kMaxPatternSubjectBytes; the constraining grammar will compile patterns
-// to an automaton instead.
+// checks; `pattern`, `patternProperties` and `format` run the byte automata the constraining
+// grammar uses (linear in the string, no backtracking), each pattern compiled once per call.
 #pragma once
 
 #include <cstddef>
@@ -24,7 +23,6 @@ namespace crux::constrain {
 
 inline constexpr size_t kMaxViolations = 16;              // violations kept per Validate
 inline constexpr size_t kMaxValidationSteps = 2'000'000;  // (schema node, value) checks
-inline constexpr size_t kMaxPatternSubjectBytes = 4096;   // longer strings fail `pattern`
 
 // One way the instance breaks the schema.
 struct Violation {

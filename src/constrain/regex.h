@@ -1,0 +1,106 @@
+// Regular expressions and string formats compiled into deterministic automata over bytes
+// (private to constrain/). The validator decides `pattern`, `patternProperties` and `format`
+// with them, and the token-mask matcher steps the same automata one byte at a time over a
+// string's decoded content, so the two agree by construction.
+//
+// Semantics: ECMAScript (non-unicode mode) over code points, except that a character outside
+// the BMP counts as one character (ECMAScript would see two UTF-16 units). The input is UTF-8;
+// the automata never accept ill-formed UTF-8, so a byte that cannot continue a well-formed
+// string leads to kDeadState. Supported: literals and escapes, `.`, classes, \d \D \w \W \s \S,
+// groups (capturing, `(?:`, named), alternation, greedy and lazy quantifiers, `^` and `$`
+// (non-multiline). Lookaround, backreferences, word boundaries, `\p{…}` and inline flags are
+// kUnsupported.
+//
+// Thread-safety: CompileRegexes is a pure function; a ByteDfa is immutable and may be shared.
+// Cost: compiling is bounded by kMaxNfaStates and kMaxDfaStates (times 256 bytes per state);
+// Step is one table lookup.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "crux/base/error.h"
+#include "crux/constrain/schema_ir.h"
+
+namespace crux::constrain {
+
+inline constexpr size_t kMaxDfaStates = 10000;   // per compiled automaton; past it: kLimit
+inline constexpr size_t kMaxNfaStates = 200000;  // per compiled automaton; past it: kLimit
+// NFA states summed over the DFA states' sets: bounds the construction's time and memory
+// where a few thousand DFA states each hold thousands of NFA states.
+inline constexpr size_t kMaxDfaWork = size_t{4} << 20;
+inline constexpr uint32_t kDeadState = UINT32_MAX;
+
+// One source of an automaton.
+struct RegexSource {
+  enum class Kind : uint8_t {
+    kPattern,  // a JSON Schema `pattern`: ECMAScript, searched for (unanchored unless ^ or $)
+    kLiteral,  // `text` must equal the whole input
+    kFormat,   // `format` (text unused) must hold for the whole input, FormatMaxLength aside
+  } kind = Kind::kPattern;
+  std::string text;
+  StringFormat format = StringFormat::kNone;
+};
+
+// A DFA over bytes recognising several sources at once. A state is a uint32 (kDeadState is
+// the one state from which no source can match any more); every other state can still reach
+// a match of at least one source.
+class ByteDfa {
+ public:
+  // The state before any byte (kDeadState when no source matches anything).
+  uint32_t start() const { return start_; }
+  // The state after `byte`; kDeadState stays dead.
+  uint32_t Step(uint32_t state, uint8_t byte) const {
+    return state == kDeadState ? kDeadState : transitions_[size_t{state} * 256 + byte];
+  }
+  size_t state_count() const { return can_match_all_.size(); }
+  size_t source_count() const { return source_count_; }
+  // True when source `source` matches the input read so far.
+  bool Matches(uint32_t state, size_t source) const {
+    return state != kDeadState && (MatchWords(state)[source / 32] >> (source % 32) & 1) != 0;
+  }
+  // True when every source matches the input read so far.
+  bool MatchesAll(uint32_t state) const;
+  // True when some continuation of the input makes every source match at once.
+  bool CanMatchAll(uint32_t state) const {
+    return state != kDeadState && can_match_all_[state] != 0;
+  }
+  // The sources that match at `state`, as a bitset of ceil(source_count / 32) words (empty
+  // for kDeadState).
+  std::span<const uint32_t> MatchWords(uint32_t state) const {
+    if (state == kDeadState) return {};
+    return {match_words_.data() + size_t{state} * words_, words_};
+  }
+
+ private:
+  friend class DfaBuilder;
+  uint32_t start_ = kDeadState;
+  size_t source_count_ = 0;
+  size_t words_ = 0;
+  std::vector<uint32_t> transitions_;  // state * 256 + byte
+  std::vector<uint32_t> match_words_;  // state * words_
+  std::vector<uint8_t> can_match_all_;
+};
+
+// Compiles the sources into one automaton (a Thompson-style NFA over bytes, then subset
+// construction, then pruning of the states that cannot reach a match). Errors: kUnsupported
+// naming the construct ("lookahead `(?=`"), kInvalidArgument for a malformed pattern (with its
+// byte offset), kLimit past kMaxNfaStates or kMaxDfaStates.
+Expected<ByteDfa> CompileRegexes(std::span<const RegexSource> sources);
+
+// Runs `dfa` over `text`; the state reached (kDeadState once dead).
+uint32_t RunDfa(const ByteDfa& dfa, std::string_view text);
+
+// A side condition of a format that its automaton does not encode: the matcher applies it as
+// a bound on the string's length. Formats are ASCII, so bytes equal code points.
+struct FormatLimits {
+  uint64_t max_length = UINT64_MAX;  // bytes
+};
+// The side condition of `format`: hostname 253 bytes, email 254 (RFC 5321's path limit less
+// the angle brackets), no bound for the others.
+FormatLimits FormatMaxLength(StringFormat format);
+
+}  // namespace crux::constrain

@@ -1,0 +1,151 @@
+// Token masks: at sampled states the mask equals a brute-force reference (every token tried
+// on the matcher and rolled back), and sampling under the mask only ever writes documents the
+// validator accepts. A small synthetic vocabulary always; Llama 3's when llama.cpp's tree is
+// there (scripts/fetch-llama-cpp.sh).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "crux/constrain/matcher.h"
+#include "crux/constrain/validate.h"
+#include "crux/constrain/vocab.h"
+
+namespace crux::constrain {
+namespace {
+
+std::shared_ptr<const Vocabulary> SyntheticVocabulary() {
+  std::vector<std::string> tokens;
+  std::vector<TokenKind> kinds;
+  for (int c = 0; c < 256; ++c)
+    tokens.push_back(std::string(1, static_cast<char>(c)));
+  for (const char* piece :
+       {"{\"",   "\":",  "\",\"",     "\":\"", "\"}",    "\",",  "\"]",   "}]",       "true",
+        "false", "null", "  ",        "\n  ",  "\\n",    "\\\"", "\\u00", "\xc3\xa9", "ab",
+        "abc\"", "name", "\"name\":", "id",    "12",     "3.5",  ", ",    "\"a",      "a\"",
+        "\"x\"", "[{",   "}}",        "\\",    "\\\\\"", "-1",   "e5",    "\xf0\x9f", "\x98\x80"}) {
+    tokens.push_back(piece);
+  }
+  kinds.assign(tokens.size(), TokenKind::kNormal);
+  tokens.push_back("<eos>");
+  kinds.push_back(TokenKind::kControl);
+  const auto eos = static_cast<uint32_t>(tokens.size() - 1);
+  return std::make_shared<Vocabulary>(Vocabulary::FromTokens(tokens, kinds, {eos}));
+}
+
+std::shared_ptr<const Vocabulary> LlamaVocabulary() {
+  const char* env = std::getenv("CRUX_LLAMA_CPP_DIR");
+  const char* home = std::getenv("HOME");
+  const std::string dir = env != nullptr    ? env
+                          : home != nullptr ? std::string(home) + "/.cache/crux/llama.cpp"
+                                            : "";
+  const std::string path = dir + "/models/ggml-vocab-llama-bpe.gguf";
+  if (dir.empty() || !std::filesystem::exists(path)) return nullptr;
+  auto vocabulary = Vocabulary::FromGgufFile(path);
+  if (!vocabulary.ok()) return nullptr;
+  return std::make_shared<Vocabulary>(std::move(*vocabulary));
+}
+
+// The mask a brute force gives: every token accepted then rolled back.
+std::vector<uint32_t> BruteForce(Matcher& matcher, const Vocabulary& vocabulary) {
+  std::vector<uint32_t> mask(vocabulary.mask_words(), 0);
+  for (uint32_t token = 0; token < vocabulary.size(); ++token) {
+    if (matcher.AcceptToken(token)) {
+      mask[token / 32] |= 1u << (token % 32);
+      EXPECT_TRUE(matcher.Rollback(1));
+    }
+  }
+  return mask;
+}
+
+bool Allowed(const std::vector<uint32_t>& mask, uint32_t token) {
+  return (mask[token / 32] >> (token % 32) & 1) != 0;
+}
+
+const char* const kSchemas[] = {
+    R"({"type":"object","properties":{"id":{"type":"integer","minimum":1,"maximum":999},"name":{"type":"string","maxLength":8},"tags":{"type":"array","items":{"enum":["a","b"]},"maxItems":2}},"required":["id","name"],"additionalProperties":false})",
+    R"({"anyOf":[{"type":"string","minLength":2},{"type":"array","items":{"type":"number"}}]})",
+    R"({"type":"object","properties":{"a":{"type":"boolean"}}})",
+    R"({})",
+};
+
+struct Walk {
+  size_t states = 0;
+  size_t documents = 0;
+};
+
+// Samples up to `steps` tokens uniformly among the allowed ones, comparing with the brute
+// force at every `check_every`-th state.
+void RandomWalk(const std::shared_ptr<const CompiledGrammar>& grammar, const SchemaIr& ir,
+                const Vocabulary& vocabulary, uint32_t seed, size_t steps, size_t check_every,
+                Walk& walk) {
+  std::mt19937 random(seed);
+  Matcher matcher(grammar);
+  std::vector<uint32_t> mask(vocabulary.mask_words());
+  std::string text;
+  for (size_t step = 0; step < steps; ++step) {
+    matcher.FillMask(mask);
+    if (step % check_every == 0) {
+      const std::vector<uint32_t> reference = BruteForce(matcher, vocabulary);
+      for (uint32_t token = 0; token < vocabulary.size(); ++token) {
+        ASSERT_EQ(Allowed(mask, token), Allowed(reference, token))
+            << "token " << token << " '" << vocabulary.bytes(token) << "' after '" << text << "'";
+      }
+      ++walk.states;
+    }
+    std::vector<uint32_t> allowed;
+    for (uint32_t token = 0; token < vocabulary.size(); ++token) {
+      if (Allowed(mask, token)) allowed.push_back(token);
+    }
+    ASSERT_FALSE(allowed.empty()) << "dead end after '" << text << "'";
+    // Prefer ending once the document is long, so that walks finish.
+    uint32_t token = allowed[random() % allowed.size()];
+    if (text.size() > 60 && matcher.CanEnd()) token = vocabulary.end_of_generation()[0];
+    ASSERT_TRUE(matcher.AcceptToken(token))
+        << token << " '" << vocabulary.bytes(token) << "' after '" << text << "'";
+    if (matcher.IsTerminated()) {
+      const ValidationResult result = Validate(ir, text);
+      EXPECT_TRUE(result.valid()) << text << ": " << result.violations[0].message;
+      ++walk.documents;
+      return;
+    }
+    text += vocabulary.bytes(token);
+  }
+}
+
+TEST(GrammarMask, EqualsBruteForceOnSyntheticVocabulary) {
+  auto vocabulary = SyntheticVocabulary();
+  Walk walk;
+  for (const char* schema : kSchemas) {
+    auto ir = CompileSchema(schema);
+    ASSERT_TRUE(ir.ok());
+    auto grammar = CompiledGrammar::Compile(*ir, vocabulary);
+    ASSERT_TRUE(grammar.ok()) << grammar.error().message();
+    for (uint32_t seed = 1; seed <= 20; ++seed)
+      RandomWalk(*grammar, *ir, *vocabulary, seed, 400, 1, walk);
+  }
+  EXPECT_GT(walk.states, 1000u);
+  EXPECT_GT(walk.documents, 40u);
+}
+
+TEST(GrammarMask, EqualsBruteForceOnLlama3) {
+  auto vocabulary = LlamaVocabulary();
+  if (vocabulary == nullptr)
+    GTEST_SKIP() << "llama.cpp's models/ not found: run scripts/fetch-llama-cpp.sh";
+  Walk walk;
+  for (const char* schema : kSchemas) {
+    auto ir = CompileSchema(schema);
+    ASSERT_TRUE(ir.ok());
+    auto grammar = CompiledGrammar::Compile(*ir, vocabulary);
+    ASSERT_TRUE(grammar.ok()) << grammar.error().message();
+    for (uint32_t seed = 1; seed <= 3; ++seed)
+      RandomWalk(*grammar, *ir, *vocabulary, seed, 60, 7, walk);
+  }
+  EXPECT_GT(walk.states, 20u);
+}
+
+}  // namespace
+}  // namespace crux::constrain

@@ -1,0 +1,512 @@
+// The byte automata of patterns, literals and formats: each construct, search semantics, UTF-8,
+// pruning, conjunctions, hostile patterns, and two oracles (std::regex for patterns, the old
+// hand-written checkers for formats).
+#include "constrain/regex.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <random>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "constrain/formats.h"
+#include "format_reference.h"
+
+namespace crux::constrain {
+namespace {
+
+ByteDfa MustCompile(std::vector<RegexSource> sources) {
+  auto dfa = CompileRegexes(sources);
+  EXPECT_TRUE(dfa.ok()) << (dfa.ok() ? "" : dfa.error().message());
+  return dfa.ok() ? std::move(*dfa) : ByteDfa();
+}
+
+ByteDfa Pattern(const std::string& pattern) {
+  return MustCompile({{RegexSource::Kind::kPattern, pattern}});
+}
+
+bool Searches(const std::string& pattern, const std::string& text) {
+  const ByteDfa dfa = Pattern(pattern);
+  return dfa.Matches(RunDfa(dfa, text), 0);
+}
+
+struct Case {
+  const char* pattern;
+  const char* text;
+  bool matches;
+};
+
+void RunCases(const std::vector<Case>& cases) {
+  for (const Case& c : cases) {
+    EXPECT_EQ(Searches(c.pattern, c.text), c.matches)
+        << "/" << c.pattern << "/ on '" << c.text << "'";
+  }
+}
+
+TEST(RegexTest, Constructs) {
+  RunCases({
+      {"^abc$", "abc", true},
+      {"^abc$", "abcd", false},
+      {"^a\\.b$", "a.b", true},
+      {"^a\\.b$", "axb", false},
+      {"^a.b$", "axb", true},
+      {"^a.b$", "a\nb", false},
+      {"^a.b$", "a\rb", false},
+      {"^a.b$", "a\u2028b", false},
+      {"^a.b$", "a\u00e9b", true},
+      {"^\\x41\\u0042$", "AB", true},
+      {"^\\/\\-\\*\\+\\?\\(\\)\\[\\]\\{\\}\\|\\^\\$\\\\$", "/-*+?()[]{}|^$\\", true},
+      {"^[a-c]+$", "abcabc", true},
+      {"^[a-c]+$", "abcd", false},
+      {"^[^a-c]+$", "xyz", true},
+      {"^[^a-c]+$", "xaz", false},
+      {"^[\\d\\s]+$", "1 2\t3", true},
+      {"^[\\w-]+$", "a_b-9", true},
+      {"^[.]$", "x", false},
+      {"^[a\\-z]$", "-", true},
+      {"^[a-]$", "-", true},
+      {"^[]$", "", false},
+      {"^[^]$", "\n", true},
+      {"^\\d+$", "0123", true},
+      {"^\\D+$", "ab", true},
+      {"^\\D+$", "a1", false},
+      {"^\\w+$", "aZ_0", true},
+      {"^\\W$", "-", true},
+      {"^\\s$", "\u00a0", true},
+      {"^\\s$", "\ufeff", true},
+      {"^\\s$", "\u2028", true},
+      {"^\\S$", "\u00a0", false},
+      {"^(ab)+$", "ababab", true},
+      {"^(?:ab)+$", "aba", false},
+      {"^(?<year>\\d{4})$", "2024", true},
+      {"^(cat|dog)s?$", "dogs", true},
+      {"^(cat|dog)s?$", "cow", false},
+      {"^a{3}$", "aaa", true},
+      {"^a{3}$", "aa", false},
+      {"^a{2,}$", "aaaaa", true},
+      {"^a{2,}$", "a", false},
+      {"^a{2,3}$", "aaaa", false},
+      {"^a{0}$", "", true},
+      {"^a*?b+?c??$", "aabb", true},
+      {"^a{2,3}?$", "aaa", true},
+      {"^a{,2}$", "a{,2}", true},  // not a quantifier: literal
+      {"^x{$", "x{", true},
+      {"^a}$", "a}", true},
+      {"^a]$", "a]", true},
+      {"^$", "", true},
+      {"^$", "a", false},
+      {"(?:)", "", true},
+      {"a|", "zzz", true},
+  });
+  EXPECT_TRUE(Searches("^\\n\\t\\r\\f\\v\\0$", std::string("\n\t\r\f\v\0", 6)));
+  EXPECT_TRUE(Searches("^\\cJ$", "\n"));
+  EXPECT_TRUE(Searches("^\\uD83D\\uDE00$", "\U0001F600"));  // a surrogate pair: one character
+  EXPECT_FALSE(Searches("\\uD83D", "\U0001F600"));          // a lone surrogate matches nothing
+}
+
+TEST(RegexTest, SearchAndAnchors) {
+  RunCases({
+      {"abc", "xxabcxx", true},
+      {"abc", "xxabxcx", false},
+      {"^abc", "abcxx", true},
+      {"^abc", "xabc", false},
+      {"abc$", "xxabc", true},
+      {"abc$", "abcx", false},
+      {"^all|tags$", "all the things", true},
+      {"^all|tags$", "the tags", true},
+      {"^all|tags$", "the tags!", false},
+      {"^all|tags$", "tall", false},
+      {"a^b", "ab", false},
+      {"a$b", "ab", false},
+      {"$^", "", true},
+      {"(^a|b)c", "xbc", true},
+      {"(^a|b)c", "xac", false},
+      {"", "anything", true},
+      {"x*", "", true},
+  });
+}
+
+TEST(RegexTest, Utf8ClassesAndNegatedClasses) {
+  RunCases({
+      {"^[é-ü]+$", "éü", true},
+      {"^[é-ü]+$", "e", false},
+      {"^[^a]$", "é", true},
+      {"^[^a]$", "中", true},
+      {"^[^a]$", "😀", true},  // astral: one character
+      {"^[^a]$", "ab", false},
+      {"^[^é]$", "é", false},
+      {"^[^é]$", "è", true},
+      {"^[一-龥]{2}$", "中文", true},
+      {"^[一-龥]{2}$", "中a", false},
+      {"^.$", "😀", true},
+      {"^..$", "😀", false},
+      {"^[😀-😂]$", "😁", true},
+      {"^[😀-😂]$", "😃", false},
+      {"^\\W$", "é", true},
+      {"^日本$", "日本", true},
+  });
+  // Never ill-formed UTF-8: a lone continuation byte or a truncated sequence is dead or
+  // unfinished, even under a negated class.
+  const ByteDfa dfa = Pattern("^[^a]*$");
+  EXPECT_EQ(RunDfa(dfa, "\x80"), kDeadState);
+  EXPECT_EQ(RunDfa(dfa, "\xC0\x80"), kDeadState);          // overlong
+  EXPECT_EQ(RunDfa(dfa, "\xED\xA0\x80"), kDeadState);      // a surrogate
+  EXPECT_EQ(RunDfa(dfa, "\xF4\x90\x80\x80"), kDeadState);  // past U+10FFFF
+  const uint32_t partial = RunDfa(dfa, "\xE4\xB8");
+  ASSERT_NE(partial, kDeadState);
+  EXPECT_FALSE(dfa.Matches(partial, 0));
+  EXPECT_TRUE(dfa.Matches(RunDfa(dfa, "\xE4\xB8\xAD"), 0));
+  EXPECT_EQ(RunDfa(Pattern("x"), "x\xFF"), kDeadState);  // searched: still UTF-8 only
+}
+
+TEST(RegexTest, DeadStatesArePruned) {
+  const ByteDfa dfa = Pattern("^ab$");
+  EXPECT_NE(RunDfa(dfa, "a"), kDeadState);
+  EXPECT_EQ(RunDfa(dfa, "ac"), kDeadState);
+  EXPECT_EQ(RunDfa(dfa, "abc"), kDeadState);
+  EXPECT_TRUE(dfa.Matches(RunDfa(dfa, "ab"), 0));
+  EXPECT_EQ(Pattern("[]").start(), kDeadState);
+  EXPECT_EQ(Pattern("a$b").start(), kDeadState);
+  const ByteDfa searched = Pattern("ab");
+  EXPECT_NE(RunDfa(searched, "zzzac"), kDeadState);  // a later `ab` can still come
+  // Every state is alive: some continuation matches.
+  const ByteDfa date = MustCompile({{RegexSource::Kind::kFormat, "", StringFormat::kDate}});
+  EXPECT_NE(RunDfa(date, "2023-02-2"), kDeadState);
+  EXPECT_EQ(RunDfa(date, "2023-02-3"), kDeadState);
+  EXPECT_EQ(RunDfa(date, "2023-02-29"), kDeadState);
+  EXPECT_TRUE(date.Matches(RunDfa(date, "2024-02-29"), 0));
+}
+
+TEST(RegexTest, SeveralSourcesAndCanMatchAll) {
+  const ByteDfa dfa = MustCompile({{RegexSource::Kind::kPattern, "^a"},
+                                   {RegexSource::Kind::kPattern, "b$"},
+                                   {RegexSource::Kind::kLiteral, "ab"}});
+  EXPECT_EQ(dfa.source_count(), 3u);
+  const uint32_t a = RunDfa(dfa, "a");
+  EXPECT_TRUE(dfa.Matches(a, 0));
+  EXPECT_FALSE(dfa.Matches(a, 1));
+  EXPECT_FALSE(dfa.MatchesAll(a));
+  EXPECT_TRUE(dfa.CanMatchAll(a));
+  const uint32_t ab = RunDfa(dfa, "ab");
+  EXPECT_TRUE(dfa.MatchesAll(ab));
+  EXPECT_EQ(dfa.MatchWords(ab).size(), 1u);
+  EXPECT_EQ(dfa.MatchWords(ab)[0], 7u);
+  const uint32_t abb = RunDfa(dfa, "abb");
+  EXPECT_TRUE(dfa.Matches(abb, 0));
+  EXPECT_TRUE(dfa.Matches(abb, 1));
+  EXPECT_FALSE(dfa.Matches(abb, 2));
+  EXPECT_FALSE(dfa.CanMatchAll(abb));  // the literal is out of reach, the state still alive
+  EXPECT_NE(abb, kDeadState);
+  const uint32_t x = RunDfa(dfa, "x");  // only `b$` can still match
+  EXPECT_NE(x, kDeadState);
+  EXPECT_FALSE(dfa.CanMatchAll(x));
+  // Two patterns and a format, as one string's conjunction.
+  const ByteDfa both = MustCompile({{RegexSource::Kind::kPattern, "^[a-z]+$"},
+                                    {RegexSource::Kind::kFormat, "", StringFormat::kHostname}});
+  EXPECT_TRUE(both.MatchesAll(RunDfa(both, "example")));
+  EXPECT_FALSE(both.CanMatchAll(RunDfa(both, "ex.")));
+  EXPECT_NE(RunDfa(both, "ex."), kDeadState);
+}
+
+TEST(RegexTest, LeadingLookaheads) {
+  RunCases({
+      {"^(?!@@)[@a-zA-Z0-9_-]+$", "@name", true},
+      {"^(?!@@)[@a-zA-Z0-9_-]+$", "@@name", false},
+      {"^(?!org\\.bukkit\\.)[a-z.]+$", "org.bukkit.x", false},
+      {"^(?!org\\.bukkit\\.)[a-z.]+$", "org.bukkitx", true},
+      {"^(?=.*[0-9])(?=.*[A-Z]).{6,}$", "abcD12", true},
+      {"^(?=.*[0-9])(?=.*[A-Z]).{6,}$", "abcd12", false},
+  });
+  // A lookahead anywhere else stays outside the subset, as does one before a top-level `|`
+  // (it would apply to the first branch only).
+  for (const char* pattern : {"a(?!b)", "^((?!x).)*$", "^(?!a)b|c", "(?=a)"}) {
+    auto dfa = CompileRegexes(std::vector<RegexSource>{{RegexSource::Kind::kPattern, pattern}});
+    ASSERT_FALSE(dfa.ok()) << pattern;
+    EXPECT_EQ(dfa.error().code(), ErrorCode::kUnsupported) << pattern;
+  }
+  // Pruning sees the lookahead: after "@@" nothing can match.
+  const ByteDfa dfa = Pattern("^(?!@@)[@a-z]+$");
+  EXPECT_NE(RunDfa(dfa, "@"), kDeadState);
+  EXPECT_EQ(RunDfa(dfa, "@@"), kDeadState);
+}
+
+TEST(RegexTest, UnsupportedAndInvalid) {
+  const std::vector<std::pair<std::string, std::string>> unsupported = {
+      {"(?=a)", "lookahead `(?=`"},
+      {"(?!a)", "negative lookahead `(?!`"},
+      {"(?<=a)b", "lookbehind `(?<=`"},
+      {"(?<!a)b", "negative lookbehind `(?<!`"},
+      {"(a)\\1", "backreference `\\1`"},
+      {"\\bword\\b", "word boundary `\\b`"},
+      {"\\Bx", "word boundary `\\B`"},
+      {"\\p{L}", "property escape `\\p`"},
+      {"(?<n>a)\\k<n>", "backreference `\\k`"},
+      {"(?i)abc", "group modifier `(?i`"},
+      {"\\u{1F600}", "`\\u{…}`"},
+      {"\\A", "escape `\\A`"},
+  };
+  for (const auto& [pattern, construct] : unsupported) {
+    auto dfa = CompileRegexes(std::vector<RegexSource>{{RegexSource::Kind::kPattern, pattern}});
+    ASSERT_FALSE(dfa.ok()) << pattern;
+    EXPECT_EQ(dfa.error().code(), ErrorCode::kUnsupported) << pattern;
+    EXPECT_NE(dfa.error().message().find(construct), std::string::npos)
+        << pattern << ": " << dfa.error().message();
+  }
+  for (const char* pattern : {"(", "a)", "[a", "*a", "a**", "a{3,2}", "^*", "\\", "[z-a]"}) {
+    auto dfa = CompileRegexes(std::vector<RegexSource>{{RegexSource::Kind::kPattern, pattern}});
+    ASSERT_FALSE(dfa.ok()) << pattern;
+    EXPECT_EQ(dfa.error().code(), ErrorCode::kInvalidArgument) << pattern;
+  }
+}
+
+double SecondsToCompile(const std::string& pattern, ErrorCode* code) {
+  const auto start = std::chrono::steady_clock::now();
+  auto dfa = CompileRegexes(std::vector<RegexSource>{{RegexSource::Kind::kPattern, pattern}});
+  if (code != nullptr && !dfa.ok()) *code = dfa.error().code();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+TEST(RegexTest, HostilePatterns) {
+  const ByteDfa dfa = Pattern("^(a|aa)*b$");
+  const std::string long_input(1 << 20, 'a');
+  const auto start = std::chrono::steady_clock::now();
+  const uint32_t state = RunDfa(dfa, long_input);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+  EXPECT_FALSE(dfa.Matches(state, 0));
+  EXPECT_TRUE(dfa.Matches(dfa.Step(state, 'b'), 0));
+  for (const char* pattern : {"(a{100}){100}", "^(a{1000}){1000}$", "(){1000000000}",
+                              "((a{1,1000}){1,1000}){1,1000}", "(.*a){20}.{30}"}) {
+    ErrorCode code = ErrorCode::kInternal;
+    EXPECT_LT(SecondsToCompile(pattern, &code), 5.0) << pattern;
+    EXPECT_EQ(code, ErrorCode::kLimit) << pattern;
+  }
+  // 2048-byte patterns (kMaxPatternBytes) of the shapes schemas use.
+  std::string alternation = "^(";
+  while (alternation.size() < 2040)
+    alternation += "w" + std::to_string(alternation.size()) + "|";
+  alternation += "x)$";
+  std::string classes;
+  while (classes.size() < 2040)
+    classes += "[a-z0-9]";
+  std::string nested(200, '(');
+  nested += "a" + std::string(200, ')');
+  for (const std::string& pattern : {alternation, classes, nested}) {
+    EXPECT_LT(SecondsToCompile(pattern, nullptr), 5.0);
+  }
+  EXPECT_TRUE(Searches(alternation, "w2"));
+  EXPECT_EQ(CompileRegexes(
+                std::vector<RegexSource>{{RegexSource::Kind::kPattern, std::string(3000, '(')}})
+                .error()
+                .code(),
+            ErrorCode::kLimit);
+}
+
+std::string RandomText(const std::string& alphabet, std::mt19937& rng) {
+  std::string text(rng() % 20, ' ');
+  for (char& c : text)
+    c = alphabet[rng() % alphabet.size()];
+  return text;
+}
+
+// A random walk that mostly stays alive in `dfa`: strings that match, or nearly do.
+std::string GuidedText(const ByteDfa& dfa, const std::string& alphabet, std::mt19937& rng) {
+  std::string text;
+  uint32_t state = dfa.start();
+  const size_t length = rng() % 48;
+  while (text.size() < length) {
+    std::string alive;
+    for (char c : alphabet) {
+      if (dfa.Step(state, static_cast<uint8_t>(c)) != kDeadState) alive += c;
+    }
+    const char c = alive.empty() || rng() % 10 == 0 ? alphabet[rng() % alphabet.size()]
+                                                    : alive[rng() % alive.size()];
+    text += c;
+    state = dfa.Step(state, static_cast<uint8_t>(c));
+  }
+  return text;
+}
+
+// The semantics of std::regex (ECMAScript) on random ASCII strings over each pattern's
+// alphabet, for the shapes of pattern real schemas use.
+TEST(RegexTest, AgreesWithStdRegex) {
+  const std::vector<std::string> patterns = {
+      "^[a-z0-9_-]{3,16}$",
+      "^\\d{4}-\\d{2}-\\d{2}$",
+      "^(\\([0-9]{3}\\))?[0-9]{3}-[0-9]{4}$",
+      "^[A-Z]{2}$",
+      "^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\\.[a-zA-Z]{2,}$",
+      "^#?([a-fA-F0-9]{6}|[a-fA-F0-9]{3})$",
+      "^\\+?[1-9]\\d{1,14}$",
+      "^[0-9]+(\\.[0-9]{1,2})?$",
+      "^(0|[1-9][0-9]*)$",
+      "^v?\\d+\\.\\d+\\.\\d+(-[0-9A-Za-z.-]+)?$",
+      "^[A-Za-z]+$",
+      "^\\S+$",
+      "^\\s*$",
+      "abc",
+      "a.c",
+      "^a|b$",
+      "(ab|cd)+",
+      "^(?:[a-z]+-)*[a-z]+$",
+      "^[^\\s@]+@[^\\s@]+$",
+      "^(\\d{1,3}\\.){3}\\d{1,3}$",
+      "^[A-Z][a-z]*( [A-Z][a-z]*)*$",
+      "^[0-9]{5}(-[0-9]{4})?$",
+      "^([01]?[0-9]|2[0-3]):[0-5][0-9]$",
+      "^\\w+$",
+      "\\d{3}",
+      "^[^,]+(,[^,]+)*$",
+      "^(a|ab)(c|bcd)(d*)$",
+      "^.{2,5}$",
+      "^-?\\d+(\\.\\d+)?([eE][+-]?\\d+)?$",
+      "^[a-z]{1,3}?b",
+      "x*y+z?",
+      "^(?:https?|ftp)://[^\\s/$.?#].[^\\s]*$",
+      "[.][a-z]",
+      "^[\\w.-]+$",
+      "^(?!)?a",  // not used: replaced below
+      "^[a-c]*a[a-c]{2}$",
+      "^(a*)*b$",
+      "^ab{0,2}c{2,}$",
+      "^[^a-c]?d",
+      "c$|^a",
+      "^\\D\\W\\S$",
+      "^(?!@@)[@a-z0-9_-]+$",
+      "^(?!tag|cat)$",
+      "^(?!interactive|name|style).+$",
+      "^(?=.*\\d)(?=.*[a-z]).{4,8}$",
+      "^(?!.*\\/)^(.*[^.]+.*)$",
+      "^(?!a$)(?=.*b$)[ab]*",
+  };
+  std::mt19937 rng(12345);
+  for (std::string pattern : patterns) {
+    if (pattern == "^(?!)?a") pattern = "^(b|)a";
+    std::string alphabet = " @.-_+:/#,\t";
+    for (char c : pattern) {
+      if (std::isalnum(static_cast<unsigned char>(c))) alphabet += c;
+    }
+    alphabet += "09aAzZ";
+    const std::regex oracle(pattern, std::regex::ECMAScript);
+    const ByteDfa dfa = Pattern(pattern);
+    for (int trial = 0; trial < 400; ++trial) {
+      const std::string text =
+          trial % 2 == 0 ? RandomText(alphabet, rng) : GuidedText(dfa, alphabet, rng);
+      const bool expected = std::regex_search(text, oracle);
+      ASSERT_EQ(dfa.Matches(RunDfa(dfa, text), 0), expected)
+          << "/" << pattern << "/ '" << text << "'";
+    }
+  }
+}
+
+bool InFormat(StringFormat format, const std::string& text) {
+  return MatchesFormat(format, text);
+}
+
+TEST(RegexTest, FormatExamples) {
+  struct Example {
+    StringFormat format;
+    std::vector<std::string> valid;
+    std::vector<std::string> invalid;
+  };
+  const std::vector<Example> examples = {
+      {StringFormat::kDate,
+       {"2024-02-29", "2000-02-29", "1600-02-29", "0000-02-29", "2023-02-28", "2023-12-31",
+        "2023-04-30", "1999-01-01"},
+       {"2023-02-29", "1900-02-29", "2100-02-29", "2023-04-31", "2023-13-01", "2023-00-10",
+        "2023-01-00", "2023-1-01", "20230101", "2023-01-01T", " 2023-01-01", "2023-01-32"}},
+      {StringFormat::kTime,
+       {"12:30:00Z", "23:59:60z", "00:00:00.123456+05:30", "08:15:00-00:00"},
+       {"24:00:00Z", "12:60:00Z", "12:30:61Z", "12:30:00", "12:30:00.Z", "12:30:00+5:30",
+        "12:30:00+24:00", "1:30:00Z"}},
+      {StringFormat::kDateTime,
+       {"2024-02-29T12:00:00Z", "2023-01-01t00:00:00.5+01:00"},
+       {"2023-02-29T12:00:00Z", "2023-01-01 00:00:00Z", "2023-01-01T00:00Z"}},
+      {StringFormat::kEmail,
+       {"a@b", "john.doe@example.com", "x!#$%&'*+/=?^_`{|}~-@a-b.c",
+        std::string(64, 'l') + "@example.com"},
+       {"@example.com", "a@", ".a@b", "a.@b", "a..b@c", "a@-b", "a@b.", "a b@c",
+        std::string(65, 'l') + "@example.com", "a@" + std::string(64, 'h'), "a@b@c",
+        "a@" + std::string(250, 'h')}},
+      {StringFormat::kUuid,
+       {"123e4567-e89b-12d3-a456-426614174000", "00000000-0000-0000-0000-000000000000",
+        "ABCDEF01-2345-6789-ABCD-EF0123456789"},
+       {"123e4567e89b12d3a456426614174000", "123e4567-e89b-12d3-a456-42661417400",
+        "123e4567-e89b-12d3-a456-4266141740000", "g23e4567-e89b-12d3-a456-426614174000"}},
+      {StringFormat::kUri,
+       {"https://example.com/a?b=c#d", "urn:isbn:0451450523", "mailto:a@b.c",
+        "a:", "x+y.z-w:%20%41"},
+       {"//example.com", "example.com", ":x", "1http://a", "http://a b", "http://a%2",
+        "http://a%zz", "/relative/path"}},
+      {StringFormat::kIpv4,
+       {"0.0.0.0", "255.255.255.255", "192.168.1.1", "10.0.0.9"},
+       {"256.1.1.1", "01.1.1.1", "1.1.1", "1.1.1.1.1", "1..1.1", "a.b.c.d", "1.1.1.1 "}},
+      {StringFormat::kIpv6,
+       {"::", "::1", "1::", "1:2:3:4:5:6:7:8", "1::8", "fe80::1:2", "::ffff:1.2.3.4",
+        "1:2:3:4:5:6:1.2.3.4", "1:2:3:4:5::1.2.3.4", "1:2:3:4:5:6:7::", "::2:3:4:5:6:7:8",
+        "ABCD:EF01::1"},
+       {":", ":::", "1:2:3:4:5:6:7:8:9", "1::2::3", "1:2:3:4:5:6:7", "12345::", "1:", ":1",
+        "::1.2.3", "1::2:3:4:5:6:7:8", "1:2:3:4:5:6:7::1.2.3.4", "1.2.3.4", "g::"}},
+      {StringFormat::kHostname,
+       {"example.com", "a", "a-b.c", "xn--bcher-kva.example", std::string(63, 'a'),
+        std::string(63, 'a') + "." + std::string(63, 'b') + "." + std::string(63, 'c') + "." +
+            std::string(61, 'd')},
+       {"", "-a", "a-", "a..b", "a.", ".a", std::string(64, 'a'), "a_b", "a b",
+        std::string(63, 'a') + "." + std::string(63, 'b') + "." + std::string(63, 'c') + "." +
+            std::string(62, 'd')}},
+  };
+  for (const Example& example : examples) {
+    for (const std::string& text : example.valid)
+      EXPECT_TRUE(InFormat(example.format, text)) << FormatName(example.format) << " " << text;
+    for (const std::string& text : example.invalid)
+      EXPECT_FALSE(InFormat(example.format, text)) << FormatName(example.format) << " " << text;
+  }
+}
+
+bool ReferenceFormat(StringFormat format, std::string_view text) {
+  switch (format) {
+    case StringFormat::kDate:
+      return reference::IsDate(text);
+    case StringFormat::kTime:
+      return reference::IsTime(text);
+    case StringFormat::kDateTime:
+      return reference::IsDateTime(text);
+    case StringFormat::kEmail:
+      return reference::IsEmail(text) && text.size() <= 254;
+    case StringFormat::kUuid:
+      return reference::IsUuid(text);
+    case StringFormat::kUri:
+      return reference::IsUri(text);
+    case StringFormat::kIpv4:
+      return reference::IsIpv4(text);
+    case StringFormat::kIpv6:
+      return reference::IsIpv6(text);
+    case StringFormat::kHostname:
+      return reference::IsHostname(text);
+    case StringFormat::kNone:
+      break;
+  }
+  return true;
+}
+
+// Each format's automaton against the hand-written checker, on random and DFA-guided strings
+// over the format's alphabet.
+TEST(RegexTest, FormatsAgreeWithReferenceCheckers) {
+  const std::string alphabet = "0123456789abcdefABCDEFZzTt:.-+@%/#?_~!x ";
+  std::mt19937 rng(777);
+  for (StringFormat format : {StringFormat::kDate, StringFormat::kTime, StringFormat::kDateTime,
+                              StringFormat::kEmail, StringFormat::kUuid, StringFormat::kUri,
+                              StringFormat::kIpv4, StringFormat::kIpv6, StringFormat::kHostname}) {
+    const ByteDfa dfa = MustCompile({{RegexSource::Kind::kFormat, "", format}});
+    for (int trial = 0; trial < 20000; ++trial) {
+      const std::string text =
+          trial % 4 == 0 ? RandomText(alphabet, rng) : GuidedText(dfa, alphabet, rng);
+      ASSERT_EQ(InFormat(format, text), ReferenceFormat(format, text))
+          << FormatName(format) << " '" << text << "'";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace crux::constrain
