@@ -10,6 +10,9 @@ namespace crux::app {
 // Adds `parse` to `app`; `run` is set to the command's entry point when it is selected.
 void AddParseCommand(CLI::App& app, std::function<int()>& run);
 
+// Adds `schema` (with `check` and `bench`) to `app`.
+void AddSchemaCommand(CLI::App& app, std::function<int()>& run);
+
 // Adds `serve` to `app`.
 void AddServeCommand(CLI::App& app, std::function<int()>& run);
 

@@ -1,5 +1,6 @@
 // crux: the command line. `crux parse` splits raw model output into reasoning, content and
-// tool calls; `crux serve` runs the server.
+// tool calls; `crux schema` checks JSON Schemas and instances against the constraining grammar
+// and measures its per-token cost; `crux serve` runs the server.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <functional>
@@ -12,6 +13,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "crux 0.1.0");
   std::function<int()> run;
   crux::app::AddParseCommand(app, run);
+  crux::app::AddSchemaCommand(app, run);
   crux::app::AddServeCommand(app, run);
   try {
     app.parse(argc, argv);
