@@ -661,9 +661,19 @@ void Compiler::CollectAnchors(const Json& value, std::string& pointer) {
   }
 }
 
+// `ref` in single quotes, for messages (appended piecewise: g++ 12 misreads the + chain).
+std::string QuotedRef(std::string_view ref) {
+  std::string out;
+  out.reserve(ref.size() + 2);
+  out += '\'';
+  out += ref;
+  out += '\'';
+  return out;
+}
+
 Expected<std::string> Compiler::LocalFragment(std::string_view ref,
                                               const std::string& pointer) const {
-  const std::string quoted = "'" + std::string(ref) + "'";
+  const std::string quoted = QuotedRef(ref);
   if (!root_id_.empty() && ref.starts_with(root_id_)) ref.remove_prefix(root_id_.size());
   if (ref.empty()) ref = "#";
   if (ref[0] != '#') {
@@ -686,7 +696,7 @@ Expected<std::string> Compiler::LocalFragment(std::string_view ref,
 }
 
 Expected<NodeId> Compiler::ResolveRef(std::string_view ref, const std::string& pointer) {
-  const std::string quoted = "'" + std::string(ref) + "'";
+  const std::string quoted = QuotedRef(ref);
   auto local = LocalFragment(ref, pointer);
   if (!local) return local.error();
   const std::string& fragment = *local;

@@ -5,7 +5,6 @@
 #include <chrono>
 #include <map>
 #include <mutex>
-#include <unordered_map>
 #include <utility>
 
 #include "string_lexer.h"
@@ -172,18 +171,25 @@ std::shared_ptr<const VocabIndex> Build(const std::shared_ptr<const Vocabulary>&
 }  // namespace
 
 std::shared_ptr<const VocabIndex> IndexFor(const std::shared_ptr<const Vocabulary>& vocabulary) {
+  // Indexes are kept (not only while a grammar holds one), so that compiling a schema never
+  // rebuilds one; the few most recently used vocabularies stay.
+  constexpr size_t kKeptVocabularies = 4;
   static std::mutex mutex;
-  static std::unordered_map<uint64_t, std::weak_ptr<const VocabIndex>> cache;
+  static std::vector<std::pair<uint64_t, std::shared_ptr<const VocabIndex>>> kept;
   {
     std::lock_guard<std::mutex> lock(mutex);
-    auto found = cache.find(vocabulary->identity());
-    if (found != cache.end()) {
-      if (auto index = found->second.lock()) return index;
+    for (size_t i = 0; i < kept.size(); ++i) {
+      if (kept[i].first != vocabulary->identity()) continue;
+      auto index = kept[i].second;
+      std::rotate(kept.begin(), kept.begin() + static_cast<ptrdiff_t>(i),
+                  kept.begin() + static_cast<ptrdiff_t>(i) + 1);
+      return index;
     }
   }
   auto index = Build(vocabulary);
   std::lock_guard<std::mutex> lock(mutex);
-  cache[vocabulary->identity()] = index;
+  kept.insert(kept.begin(), {vocabulary->identity(), index});
+  if (kept.size() > kKeptVocabularies) kept.pop_back();
   return index;
 }
 

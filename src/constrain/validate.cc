@@ -20,7 +20,12 @@ namespace {
 constexpr size_t kLinearSearchMax = 16;
 
 std::string Quoted(std::string_view text) {
-  return "'" + std::string(text) + "'";
+  std::string out;
+  out.reserve(text.size() + 2);
+  out += '\'';
+  out += text;
+  out += '\'';
+  return out;
 }
 
 class Validator {
