@@ -38,7 +38,6 @@ using text::JsonTokenReader;
 // The two judges of an instance: Validate(), and the byte-level matcher (AcceptBytes of the
 // compact text, then CanEnd) of the grammar compiled without a vocabulary.
 enum class Judge : uint8_t { kValidator, kMatcher };
-constexpr Judge kJudges[] = {Judge::kValidator, Judge::kMatcher};
 constexpr const char* JudgeName(Judge judge) {
   return judge == Judge::kValidator ? "validator" : "matcher";
 }
