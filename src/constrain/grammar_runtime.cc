@@ -47,6 +47,7 @@ enum : uint8_t {
   kNumExp,
 };
 constexpr uint32_t kNumNegative = 1;
+constexpr uint32_t kNumExponentNegative = 2;
 constexpr uint32_t kMaxBoundedIntDigits = 19;
 constexpr uint32_t kMaxBoundedFracDigits = 18;
 // Every number must fit a double (the validator, like most JSON readers, refuses one that
@@ -65,7 +66,22 @@ Real ToReal(const SchemaNumber& number) {
 
 // True when the interval of candidate values (ends `lo`, `hi`, each closed or open) meets the
 // spec's bounds; with integer_only, when an integer lies in the intersection.
+bool MeetsBounds(const NumberSpec& spec, Real lo, bool lo_closed, Real hi, bool hi_closed);
+
+// As MeetsBounds, and when the spec lists enum numbers, one of them must lie in the interval.
 bool Meets(const NumberSpec& spec, Real lo, bool lo_closed, Real hi, bool hi_closed) {
+  if (spec.points.empty()) return MeetsBounds(spec, lo, lo_closed, hi, hi_closed);
+  for (const SchemaNumber& point : spec.points) {
+    const Real p = ToReal(point);
+    if ((p > lo || (p == lo && lo_closed)) && (p < hi || (p == hi && hi_closed)) &&
+        MeetsBounds(spec, p, true, p, true)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool MeetsBounds(const NumberSpec& spec, Real lo, bool lo_closed, Real hi, bool hi_closed) {
   if (spec.low.present) {
     const Real bound = ToReal(spec.low.value);
     const bool closed = !spec.low.exclusive;
@@ -174,6 +190,14 @@ uint64_t ThreadSet::Hash() const {
 
 Runtime::Runtime(const Specs& specs, const GrammarOptions& options)
     : specs_(specs), options_(options), scratch_(kMaxStartNesting) {
+  points_max_abs_.reserve(specs_.values.size());
+  for (const ValueSpec& spec : specs_.values) {
+    Real largest = 0;
+    for (const SchemaNumber& point : spec.number.points) {
+      largest = std::max(largest, std::fabs(ToReal(point)));
+    }
+    points_max_abs_.push_back(largest);
+  }
   // Fewest code points from each DFA state to one where every source matches (0-1 BFS on
   // the reversed automaton: a lead byte costs one code point, a continuation byte nothing).
   for (const ByteDfa& dfa : specs_.dfas) {
@@ -350,7 +374,9 @@ bool Runtime::PushValue(Thread& thread, SpecId spec_id, int byte) {
   const ValueSpec& spec = specs_.values[spec_id];
   Frame frame;
   frame.spec = spec_id;
-  if (spec.literals != kNone) {
+  const bool number_byte = byte == '-' || (byte >= '0' && byte <= '9');
+  if (spec.has_enum && !(number_byte && !spec.number.points.empty())) {
+    if (spec.literals == kNone) return false;
     frame.kind = FrameKind::kLiteral;
     frame.a = LiteralTrie::kRoot;
   } else if (byte == '{' && (spec.types & kTypeObject) != 0) {
@@ -363,8 +389,7 @@ bool Runtime::PushValue(Thread& thread, SpecId spec_id, int byte) {
     frame.kind = FrameKind::kString;
     frame.phase = 0xFF;
     frame.a = spec.string.dfa == kNone ? 0 : specs_.dfas[spec.string.dfa].start();
-  } else if ((byte == '-' || (byte >= '0' && byte <= '9')) &&
-             (spec.types & (kTypeInteger | kTypeNumber)) != 0) {
+  } else if (number_byte && (spec.types & (kTypeInteger | kTypeNumber)) != 0) {
     frame.kind = FrameKind::kNumber;
   } else if ((byte == 't' || byte == 'f') && (spec.types & kTypeBoolean) != 0) {
     frame.kind = FrameKind::kKeyword;
@@ -656,39 +681,121 @@ Runtime::Outcome Runtime::StepString(Frame& frame, int byte) {
   return Outcome::kConsumed;
 }
 
+// The magnitudes (|value|) the spec allows on one side of zero: [low, high], either end
+// possibly open or infinite, from the bounds and, when there are enum numbers, from them.
+void MagnitudeRange(const NumberSpec& spec, bool negative, Real& low, Real& high) {
+  const Real inf = std::numeric_limits<Real>::infinity();
+  low = 0;
+  high = inf;
+  if (!spec.points.empty()) {
+    low = inf;
+    high = 0;
+    for (const SchemaNumber& point : spec.points) {
+      const Real p = ToReal(point);
+      if ((p < 0) != negative && p != 0) continue;
+      low = std::min(low, std::fabs(p));
+      high = std::max(high, std::fabs(p));
+    }
+    return;
+  }
+  const Real lo = spec.low.present ? ToReal(spec.low.value) : -inf;
+  const Real hi = spec.high.present ? ToReal(spec.high.value) : inf;
+  if (!negative) {
+    low = std::max<Real>(lo, 0);
+    high = hi;
+  } else {
+    low = std::max<Real>(-hi, 0);
+    high = -lo;
+  }
+}
+
+// True when some exponent e in [-99, 99] puts a value of [a, b) * 10^e within the spec (a > 0,
+// or a = 0 for a mantissa of zeros).
+bool MeetsScaled(const NumberSpec& spec, bool negative, Real a, Real b) {
+  static const Real kTen = 10;
+  if (a == 0) return MeetsMagnitude(spec, negative, 0, b * std::pow(kTen, Real{99}), false);
+  Real low = 0;
+  Real high = 0;
+  MagnitudeRange(spec, negative, low, high);
+  if (high < low || high <= 0) return MeetsMagnitude(spec, negative, 0, 0, true);
+  // a*10^e <= high and b*10^e > low, within rounding: test the few exponents at the ends.
+  int first = low <= 0 ? -99 : static_cast<int>(std::floor(std::log10(low / b))) - 1;
+  int last = std::isinf(high) ? 99 : static_cast<int>(std::floor(std::log10(high / a))) + 1;
+  first = std::max(first, -99);
+  last = std::min(last, 99);
+  if (last - first > 4) return true;
+  for (int e = first; e <= last; ++e) {
+    const Real scale = std::pow(kTen, static_cast<Real>(e));
+    if (MeetsMagnitude(spec, negative, a * scale, b * scale, false)) return true;
+  }
+  return false;
+}
+
 bool Runtime::NumberViable(const Frame& frame) const {
   const NumberSpec& spec = specs_.values[frame.spec].number;
   const bool negative = (frame.b & kNumNegative) != 0;
   const bool fractions = !spec.integer_only;
   const Real inf = std::numeric_limits<Real>::infinity();
   const Real whole = static_cast<Real>(frame.u);
+  static constexpr Real kPowers[] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,
+                                     1e7L,  1e8L,  1e9L,  1e10L, 1e11L, 1e12L, 1e13L,
+                                     1e14L, 1e15L, 1e16L, 1e17L, 1e18L};
+  const Real scale = kPowers[std::min<uint32_t>(frame.d, kMaxBoundedFracDigits)];
+  // The mantissa's value so far, exactly as written.
+  const Real mantissa = whole + static_cast<Real>(frame.v) / scale;
   switch (frame.phase) {
     case kNumStart:
       return Meets(spec, -inf, false, inf, false);
     case kNumMinus:
       return Meets(spec, -inf, false, 0, true);
     case kNumZero:
-      return fractions ? MeetsMagnitude(spec, negative, 0, 1, false)
-                       : MeetsMagnitude(spec, negative, 0, 0, true);
+      if (!fractions) return MeetsMagnitude(spec, negative, 0, 0, true);
+      return MeetsScaled(spec, negative, 0, 1);
     case kNumInt: {
-      Real scale = 1;
-      for (int k = 0; k < 400; ++k, scale *= 10) {
-        const Real a = whole * scale;
-        const Real b = (whole + 1) * scale;
-        // Integers: exactly `whole` then more digits; reals: anything in [a, b).
+      if (fractions) return MeetsScaled(spec, negative, whole, whole + 1);
+      Real factor = 1;
+      for (int k = 0; k < 20; ++k, factor *= 10) {
+        const Real a = whole * factor;
+        const Real b = (whole + 1) * factor;
+        // Integers: `whole` followed by k more digits.
         if (MeetsMagnitude(spec, negative, a, b, false)) return true;
         if (!negative && spec.high.present && a > ToReal(spec.high.value)) return false;
         if (negative && spec.low.present && -a < ToReal(spec.low.value)) return false;
+        if (!spec.points.empty() && a > points_max_abs_[frame.spec]) return false;
       }
       return false;
     }
     case kNumDot:
     case kNumFrac: {
       if (!fractions) return MeetsMagnitude(spec, negative, whole, whole, true);
-      const Real scale = std::pow(Real{10}, static_cast<Real>(frame.d));
-      const Real low = whole + static_cast<Real>(frame.v) / scale;
       const Real high = whole + static_cast<Real>(frame.v + 1) / scale;
-      return MeetsMagnitude(spec, negative, low, high, false);
+      return MeetsScaled(spec, negative, mantissa, high);
+    }
+    case kNumE:
+    case kNumExpSign:
+    case kNumExp: {
+      // The mantissa is fixed; the exponent is what is written plus at most the digits left.
+      bool exp_negative = (frame.b & kNumExponentNegative) != 0;
+      auto point = [&](uint32_t e) {
+        const Real value = mantissa * std::pow(Real{10}, exp_negative ? -Real(e) : Real(e));
+        return MeetsMagnitude(spec, negative, value, value, true);
+      };
+      if (frame.phase != kNumExp) {
+        // No digit yet: any exponent of the sign written, or of either sign after `e`.
+        for (int sign = 0; sign < (frame.phase == kNumE ? 2 : 1); ++sign) {
+          if (frame.phase == kNumE) exp_negative = sign == 1;
+          for (uint32_t e = 0; e < 100; ++e) {
+            if (point(e)) return true;
+          }
+        }
+        return false;
+      }
+      if (point(frame.pad)) return true;
+      if (frame.c >= kMaxExponentDigits) return false;
+      for (uint32_t e = frame.pad * 10; e < frame.pad * 10 + 10; ++e) {
+        if (point(e)) return true;
+      }
+      return false;
     }
     default:
       return true;
@@ -700,7 +807,20 @@ bool Runtime::NumberFinal(const Frame& frame) const {
   if (!spec.bounded()) return true;
   const bool negative = (frame.b & kNumNegative) != 0;
   SchemaNumber value;
-  if (frame.v == 0 && frame.u <= static_cast<uint64_t>(INT64_MAX)) {
+  if (frame.phase == kNumExp) {
+    char text[96];
+    std::snprintf(text, sizeof(text), "%s%llu.%0*llue%s%u", negative ? "-" : "",
+                  static_cast<unsigned long long>(frame.u),
+                  static_cast<int>(std::max<uint32_t>(frame.d, 1)),
+                  static_cast<unsigned long long>(frame.v),
+                  (frame.b & kNumExponentNegative) != 0 ? "-" : "", frame.pad);
+    value.value = std::strtod(text, nullptr);
+    const double rounded = std::nearbyint(value.value);
+    if (rounded == value.value && std::fabs(rounded) < 9.2e18) {
+      value.is_integer = true;
+      value.integer = static_cast<int64_t>(rounded);
+    }
+  } else if (frame.v == 0 && frame.u <= static_cast<uint64_t>(INT64_MAX)) {
     value.is_integer = true;
     value.integer = negative ? -static_cast<int64_t>(frame.u) : static_cast<int64_t>(frame.u);
     value.value = static_cast<double>(value.integer);
@@ -719,7 +839,11 @@ bool Runtime::NumberFinal(const Frame& frame) const {
     const int order = CompareNumbers(value, spec.high.value);
     if (order > 0 || (order == 0 && spec.high.exclusive)) return false;
   }
-  return true;
+  if (spec.points.empty()) return true;
+  for (const SchemaNumber& point : spec.points) {
+    if (CompareNumbers(value, point) == 0) return true;
+  }
+  return false;
 }
 
 Runtime::Outcome Runtime::StepNumber(Frame& frame, int byte) {
@@ -727,7 +851,7 @@ Runtime::Outcome Runtime::StepNumber(Frame& frame, int byte) {
   const bool bounded = spec.bounded();
   const bool digit = byte >= '0' && byte <= '9';
   const bool dot_ok = !spec.integer_only || spec.zero_fraction_ok;
-  const bool exponent_ok = !spec.integer_only && !bounded;
+  const bool exponent_ok = !spec.integer_only;
   auto end = [&]() {
     const bool complete = frame.phase == kNumZero || frame.phase == kNumInt ||
                           frame.phase == kNumFrac || frame.phase == kNumExp;
@@ -781,20 +905,20 @@ Runtime::Outcome Runtime::StepNumber(Frame& frame, int byte) {
     case kNumE:
       if (byte == '+' || byte == '-') {
         frame.phase = kNumExpSign;
+        if (byte == '-') frame.b |= kNumExponentNegative;
         break;
       }
-      if (!digit) return Outcome::kRefused;
-      frame.phase = kNumExp;
-      frame.d = 1;
-      break;
+      [[fallthrough]];
     case kNumExpSign:
       if (!digit) return Outcome::kRefused;
       frame.phase = kNumExp;
-      frame.d = 1;
+      frame.c = 1;
+      frame.pad = static_cast<uint32_t>(byte - '0');
       break;
     case kNumExp:
       if (digit) {
-        if (++frame.d > kMaxExponentDigits) return Outcome::kRefused;
+        if (++frame.c > kMaxExponentDigits) return Outcome::kRefused;
+        frame.pad = frame.pad * 10 + static_cast<uint32_t>(byte - '0');
         break;
       }
       return end();
@@ -874,5 +998,181 @@ Runtime::Outcome Runtime::StepArray(Frame& frame, int byte) {
 }
 
 #undef CRUX_WHITESPACE
+
+namespace {
+void AddWhitespace(ByteSet& out) {
+  out.Set(' ');
+  out.Set('\t');
+  out.Set('\n');
+  out.Set('\r');
+}
+// What may follow a complete scalar: whatever its parent takes after a value.
+void AddAfterValue(ByteSet& out) {
+  AddWhitespace(out);
+  out.Set(',');
+  out.Set('}');
+  out.Set(']');
+}
+}  // namespace
+
+void Runtime::ValueStartBytes(AltsId alts, ByteSet& out) const {
+  for (SpecId id : specs_.alts[alts]) {
+    const ValueSpec& spec = specs_.values[id];
+    if (spec.has_enum) {
+      if (spec.literals != kNone) {
+        const LiteralTrie& trie = specs_.literal_sets[spec.literals];
+        for (uint32_t i = 0; i < trie.edge_count(LiteralTrie::kRoot); ++i) {
+          out.Set(trie.edge_byte(LiteralTrie::kRoot, i));
+        }
+      }
+      if (!spec.number.points.empty()) {
+        out.Set('-');
+        out.SetRange('0', '9');
+      }
+      continue;
+    }
+    if ((spec.types & kTypeObject) != 0) out.Set('{');
+    if ((spec.types & kTypeArray) != 0) out.Set('[');
+    if ((spec.types & kTypeString) != 0) out.Set('"');
+    if ((spec.types & (kTypeInteger | kTypeNumber)) != 0) {
+      out.Set('-');
+      out.SetRange('0', '9');
+    }
+    if ((spec.types & kTypeBoolean) != 0) {
+      out.Set('t');
+      out.Set('f');
+    }
+    if ((spec.types & kTypeNull) != 0) out.Set('n');
+  }
+}
+
+void Runtime::StringBytes(uint32_t lexer, ByteSet& out) const {
+  switch (lexer) {
+    case kLexNormal:
+      out.SetRange(0x20, 0x7F);
+      out.SetRange(0xC2, 0xF4);
+      return;
+    case kLexEscape:
+      for (uint8_t b : {'"', '\\', '/', 'b', 'f', 'n', 'r', 't', 'u'})
+        out.Set(b);
+      return;
+    case kLexHex0:
+    case kLexHex1:
+    case kLexHex2:
+    case kLexHex3:
+      out.SetRange('0', '9');
+      out.SetRange('a', 'f');
+      out.SetRange('A', 'F');
+      return;
+    case kLexHigh:
+      out.Set('\\');
+      return;
+    case kLexHighEscape:
+      out.Set('u');
+      return;
+    default:
+      out.SetRange(0x80, 0xBF);
+      return;
+  }
+}
+
+void Runtime::ThreadNextBytes(const ThreadSet& in, size_t index, ByteSet& out) const {
+  const Frame& top = in.top(index);
+  switch (top.kind) {
+    case FrameKind::kDocument:
+      AddWhitespace(out);
+      if (top.phase == kDocBefore) ValueStartBytes(specs_.root, out);
+      return;
+    case FrameKind::kObject:
+      if (top.phase == 0xFF) {
+        out.Set('{');
+        return;
+      }
+      AddWhitespace(out);
+      if (top.phase == kObjOpen || top.phase == kObjComma) out.Set('"');
+      if (top.phase == kObjOpen || top.phase == kObjAfterValue) out.Set('}');
+      if (top.phase == kObjAfterValue) out.Set(',');
+      if (top.phase == kObjAfterKey) out.Set(':');
+      if (top.phase == kObjColon) ValueStartBytes(top.a, out);
+      return;
+    case FrameKind::kArray: {
+      if (top.phase == 0xFF) {
+        out.Set('[');
+        return;
+      }
+      AddWhitespace(out);
+      if (top.phase == kArrOpen || top.phase == kArrAfterItem) out.Set(']');
+      if (top.phase == kArrAfterItem) out.Set(',');
+      if (top.phase == kArrOpen || top.phase == kArrComma) {
+        const ValueSpec& spec = specs_.values[top.spec];
+        const AltsId item =
+            spec.array == kNone ? specs_.any_value : specs_.arrays[spec.array].item(top.count);
+        if (item != kNone) ValueStartBytes(item, out);
+      }
+      return;
+    }
+    case FrameKind::kString:
+      if (top.phase == 0xFF) {
+        out.Set('"');
+        return;
+      }
+      if (top.b == kLexNormal) out.Set('"');
+      if (top.b == kLexNormal) out.Set('\\');
+      StringBytes(top.b, out);
+      return;
+    case FrameKind::kKey: {
+      if (top.b != kLexNormal) {
+        StringBytes(top.b, out);
+        return;
+      }
+      out.Set('"');
+      out.Set('\\');
+      const Frame& object = in.frame(index, in.depth(index) - 2);
+      const ValueSpec& spec = specs_.values[object.spec];
+      if (spec.object == kNone) {
+        StringBytes(kLexNormal, out);
+        return;
+      }
+      const ObjectSpec& o = specs_.objects[spec.object];
+      if (!specs_.alts[o.undeclared].empty() || o.pattern_dfa != kNone || top.a == kNone) {
+        StringBytes(kLexNormal, out);
+        return;
+      }
+      for (uint32_t i = 0; i < o.names.edge_count(top.a); ++i)
+        out.Set(o.names.edge_byte(top.a, i));
+      return;
+    }
+    case FrameKind::kNumber:
+      out.SetRange('0', '9');
+      out.Set('-');
+      out.Set('+');
+      out.Set('.');
+      out.Set('e');
+      out.Set('E');
+      AddAfterValue(out);
+      return;
+    case FrameKind::kKeyword:
+      if (top.count < kKeywordLengths[top.a]) {
+        out.Set(static_cast<uint8_t>(kKeywords[top.a][top.count]));
+      } else {
+        AddAfterValue(out);
+      }
+      return;
+    case FrameKind::kLiteral: {
+      const LiteralTrie& trie = specs_.literal_sets[specs_.values[top.spec].literals];
+      for (uint32_t i = 0; i < trie.edge_count(top.a); ++i)
+        out.Set(trie.edge_byte(top.a, i));
+      if (trie.literal(top.a) != kNone) AddAfterValue(out);
+      if (trie.whitespace_after(top.a)) AddWhitespace(out);
+      return;
+    }
+  }
+}
+
+void Runtime::NextBytes(const ThreadSet& in, ByteSet& out) const {
+  out = ByteSet{};
+  for (size_t i = 0; i < in.size(); ++i)
+    ThreadNextBytes(in, i, out);
+}
 
 }  // namespace crux::constrain::grammar

@@ -53,6 +53,21 @@ struct Frame {
   bool operator==(const Frame&) const = default;
 };
 
+// 256 bits, one per byte value.
+struct ByteSet {
+  uint64_t words[4] = {0, 0, 0, 0};
+  void Set(uint8_t byte) { words[byte >> 6] |= uint64_t{1} << (byte & 63); }
+  void SetRange(uint8_t first, uint8_t last) {
+    for (unsigned b = first; b <= last; ++b)
+      Set(static_cast<uint8_t>(b));
+  }
+  bool Has(uint8_t byte) const { return (words[byte >> 6] >> (byte & 63) & 1) != 0; }
+  void Add(const ByteSet& other) {
+    for (int i = 0; i < 4; ++i)
+      words[i] |= other.words[i];
+  }
+};
+
 // One parse being built: frames bottom to top, and seen_words bitset words per frame.
 struct Thread {
   std::vector<Frame> frames;
@@ -79,6 +94,7 @@ class ThreadSet {
   }
   const Frame& top(size_t index) const { return frames_[starts_[index + 1] - 1]; }
   size_t depth(size_t index) const { return starts_[index + 1] - starts_[index]; }
+  const Frame& frame(size_t index, size_t level) const { return frames_[starts_[index] + level]; }
   uint64_t Hash() const;
 
  private:
@@ -100,6 +116,9 @@ class Runtime {
   // Feeds one thread; survivors are appended to `out`.
   void Feed(Thread& thread, int byte, ThreadSet& out);
   bool CanEnd(const ThreadSet& in);
+  // A superset of the bytes `in` can take next, as four 64-bit words (bit b = byte b): the
+  // mask walk skips every subtree whose byte is outside it without stepping. O(threads).
+  void NextBytes(const ThreadSet& in, ByteSet& out) const;
   size_t seen_words() const { return specs_.seen_words; }
   const Specs& specs() const { return specs_; }
   // Threads dropped because more than kMaxLiveThreads were alive.
@@ -125,6 +144,9 @@ class Runtime {
   bool DeclaredViable(const Thread& thread, uint32_t node) const;
   bool KeyProbe(const Thread& thread, uint32_t first, uint32_t last) const;
   bool StringProbe(const Frame& frame, uint32_t first, uint32_t last) const;
+  void ThreadNextBytes(const ThreadSet& in, size_t index, ByteSet& out) const;
+  void ValueStartBytes(AltsId alts, ByteSet& out) const;
+  void StringBytes(uint32_t lexer, ByteSet& out) const;
   Outcome KeyClose(Thread& thread);
   bool StringChar(Frame& frame, uint8_t byte, bool lead);
   bool NumberViable(const Frame& frame) const;
@@ -142,6 +164,7 @@ class Runtime {
   GrammarOptions options_;
   std::vector<uint32_t> min_to_accept_offsets_;  // per DFA, into min_to_accept_
   std::vector<uint32_t> min_to_accept_;          // code points to a state where all match
+  std::vector<long double> points_max_abs_;      // per spec: the largest |enum number|
   static constexpr size_t kMaxStartNesting = 4;
   std::vector<Thread> scratch_;  // per StartValue nesting level (a value starts inside one)
   size_t scratch_depth_ = 0;

@@ -163,7 +163,9 @@ uint8_t NormalTypes(uint8_t types) {
 
 class Builder {
  public:
-  Builder(const SchemaIr& ir, const GrammarOptions& options) : ir_(ir), options_(options) {}
+  Builder(const SchemaIr& ir, const GrammarOptions& options) : ir_(ir), options_(options) {
+    ExpandStructuredEnums();
+  }
   Expected<Specs> Build();
 
  private:
@@ -189,17 +191,111 @@ class Builder {
            node.max_properties != UINT64_MAX;
   }
 
-  const SchemaIr& ir_;
+  void ExpandStructuredEnums();
+  NodeId Synthetic(const Json& value, const std::string& pointer);
+  NodeId NewNode(const std::string& pointer);
+
+  SchemaIr ir_;  // a copy: structured enum values become nodes of their own
   GrammarOptions options_;
   Specs specs_;
   std::unordered_map<std::string, AltsId> alts_memo_;
   std::unordered_map<std::string, SpecId> spec_memo_;
   std::unordered_map<std::string, uint32_t> dfa_memo_;
   std::vector<bool> one_of_reported_;
+  std::vector<bool> property_names_reported_;
 };
+
+NodeId Builder::NewNode(const std::string& pointer) {
+  ir_.nodes.emplace_back();
+  ir_.pointers.push_back(pointer);
+  return static_cast<NodeId>(ir_.nodes.size() - 1);
+}
+
+// The schema that admits exactly `value`: objects and arrays by structure (any key order,
+// any whitespace, numbers by value), scalars as a one-value enum.
+NodeId Builder::Synthetic(const Json& value, const std::string& pointer) {
+  const NodeId id = NewNode(pointer);
+  if (value.is_object()) {
+    const NodeId none = NewNode(pointer);
+    ir_.nodes[none].always_false = true;
+    ir_.nodes[none].types = 0;
+    std::vector<PropertySchema> properties;
+    std::vector<std::string> required;
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      properties.push_back({it.key(), Synthetic(it.value(), pointer)});
+      required.push_back(it.key());
+    }
+    SchemaNode& node = ir_.nodes[id];
+    node.types = kTypeObject;
+    node.properties = std::move(properties);
+    node.required = std::move(required);
+    node.additional_properties = none;
+  } else if (value.is_array()) {
+    const NodeId none = NewNode(pointer);
+    ir_.nodes[none].always_false = true;
+    ir_.nodes[none].types = 0;
+    std::vector<NodeId> items;
+    for (const Json& item : value)
+      items.push_back(Synthetic(item, pointer));
+    SchemaNode& node = ir_.nodes[id];
+    node.types = kTypeArray;
+    node.min_items = items.size();
+    node.prefix_items = std::move(items);
+    node.items = none;
+  } else {
+    ir_.nodes[id].has_enum = true;
+    ir_.nodes[id].enum_values = {CanonicalJson(value)};
+  }
+  return id;
+}
+
+// An enum or const with objects or arrays among its values becomes a choice between the
+// scalar values (kept as canonical texts) and one structural schema per object or array.
+void Builder::ExpandStructuredEnums() {
+  const size_t original = ir_.nodes.size();
+  if (ir_.pointers.size() < original) ir_.pointers.resize(original);
+  for (NodeId id = 0; id < original; ++id) {
+    std::vector<std::vector<std::string>> lists;
+    if (ir_.nodes[id].has_enum) lists.push_back(ir_.nodes[id].enum_values);
+    if (ir_.nodes[id].const_value) lists.push_back({*ir_.nodes[id].const_value});
+    bool structured = false;
+    for (const auto& list : lists) {
+      for (const std::string& value : list) {
+        structured = structured || (!value.empty() && (value[0] == '{' || value[0] == '['));
+      }
+    }
+    if (!structured) continue;
+    const std::string pointer = ir_.pointers[id];
+    ir_.nodes[id].has_enum = false;
+    ir_.nodes[id].enum_values.clear();
+    ir_.nodes[id].const_value.reset();
+    for (const auto& list : lists) {
+      std::vector<NodeId> choices;
+      std::vector<std::string> scalars;
+      for (const std::string& value : list) {
+        if (value.empty() || (value[0] != '{' && value[0] != '[')) {
+          scalars.push_back(value);
+          continue;
+        }
+        auto parsed = ParseJson(value);
+        if (parsed.ok()) choices.push_back(Synthetic(*parsed, pointer));
+      }
+      if (!scalars.empty()) {
+        const NodeId scalar = NewNode(pointer);
+        ir_.nodes[scalar].has_enum = true;
+        ir_.nodes[scalar].enum_values = std::move(scalars);
+        choices.push_back(scalar);
+      }
+      const NodeId choice = NewNode(pointer);
+      ir_.nodes[choice].any_of = std::move(choices);
+      ir_.nodes[id].all_of.push_back(choice);
+    }
+  }
+}
 
 Expected<Specs> Builder::Build() {
   one_of_reported_.assign(ir_.nodes.size(), false);
+  property_names_reported_.assign(ir_.nodes.size(), false);
   specs_.not_enforced = ir_.not_enforced;
   auto any = Alternatives({});
   if (!any) return any.error();
@@ -328,11 +424,17 @@ Expected<SpecId> Builder::Spec(const Conj& flat) {
         specs_.not_enforced.push_back({"oneOf", pointer + "/oneOf"});
       }
     }
+    if (n.property_names != kNoNode && !property_names_reported_[node]) {
+      // Names are matched against declared names and patternProperties only.
+      property_names_reported_[node] = true;
+      const std::string& pointer = node < ir_.pointers.size() ? ir_.pointers[node] : "";
+      specs_.not_enforced.push_back({"propertyNames", pointer + "/propertyNames"});
+    }
   }
   if (Status status = FillEnum(flat, spec); !status) return status.error();
-  if (spec.literals == kNone) {
+  FillNumber(flat, spec);
+  if (!spec.has_enum) {
     if (Status status = FillString(flat, spec); !status) return status.error();
-    FillNumber(flat, spec);
     if (Status status = FillArray(flat, spec); !status) return status.error();
     if (Status status = FillObject(flat, spec); !status) return status.error();
   }
@@ -370,12 +472,30 @@ Status Builder::FillEnum(const Conj& flat, ValueSpec& spec) {
     const uint8_t type = TypeOfCanonical(value);
     return (spec.types & type) == 0;
   });
+  // Numbers are compared by value (1.0 equals 1), everything else by canonical text.
+  spec.has_enum = true;
+  uint8_t types = 0;
   LiteralTrie trie;
-  for (size_t i = 0; i < allowed.size(); ++i)
-    trie.Add(allowed[i], static_cast<uint32_t>(i));
-  trie.Finish();
-  spec.literals = static_cast<uint32_t>(specs_.literal_sets.size());
-  specs_.literal_sets.push_back(std::move(trie));
+  uint32_t texts = 0;
+  for (const std::string& value : allowed) {
+    const uint8_t type = TypeOfCanonical(value);
+    if ((type & (kTypeInteger | kTypeNumber)) != 0) {
+      auto number = ParseJson(value);
+      if (number.ok() && number->is_number()) {
+        spec.number.points.push_back(ToSchemaNumber(*number));
+      }
+      types |= kTypeInteger | kTypeNumber;
+      continue;
+    }
+    types |= type;
+    trie.Add(value, texts++);
+  }
+  spec.types &= types;
+  if (texts > 0) {
+    trie.Finish();
+    spec.literals = static_cast<uint32_t>(specs_.literal_sets.size());
+    specs_.literal_sets.push_back(std::move(trie));
+  }
   return {};
 }
 
@@ -419,7 +539,7 @@ Status Builder::FillString(const Conj& flat, ValueSpec& spec) {
 
 void Builder::FillNumber(const Conj& flat, ValueSpec& spec) const {
   NumberSpec& number = spec.number;
-  number.integer_only = (spec.types & kTypeNumber) == 0;
+  number.integer_only = (spec.types & kTypeNumber) == 0 && number.points.empty();
   number.zero_fraction_ok = number.integer_only && ir_.draft != Draft::kDraft4;
   auto tighten = [](NumberBound& bound, const SchemaNumber& value, bool exclusive, int sign) {
     if (!bound.present) {

@@ -109,7 +109,9 @@ struct NumberSpec {
   bool zero_fraction_ok = false;  // integer_only and 1.0 counts as an integer
   NumberBound low;
   NumberBound high;
-  bool bounded() const { return low.present || high.present; }
+  // Numbers of an enum/const (compared by value: 2.0 is 2); empty: any number.
+  std::vector<SchemaNumber> points;
+  bool bounded() const { return low.present || high.present || !points.empty(); }
 };
 
 struct ArraySpec {
@@ -148,9 +150,11 @@ struct ObjectSpec {
 
 // One alternative of a value position: a merged conjunction of schema nodes.
 struct ValueSpec {
-  uint8_t types = kTypeAny;   // TypeBits; kTypeInteger without kTypeNumber: integers only
-  uint32_t literals = kNone;  // enum/const: index into Specs::literal_sets; the value is one
-                              // of those canonical texts and nothing else applies
+  uint8_t types = kTypeAny;  // TypeBits; kTypeInteger without kTypeNumber: integers only
+  // enum/const: the value is one of the canonical texts in Specs::literal_sets[literals] or,
+  // for numbers, equal to one of number.points; nothing else applies. kNone: no enum.
+  uint32_t literals = kNone;
+  bool has_enum = false;
   StringSpec string;
   NumberSpec number;
   uint32_t array = kNone;   // index into Specs::arrays (kNone: any array)

@@ -123,6 +123,7 @@ struct Matcher::State {
   size_t history_count = 0;
   ThreadSet scratch_a, scratch_b, probe_a, probe_b, slow, post, single;
   std::vector<ThreadSet> levels;
+  std::vector<grammar::ByteSet> next_bytes;  // per level of a walk
   grammar::Thread thread;
   grammar::Thread loaded;
 };
@@ -261,10 +262,19 @@ void OrInto(std::span<uint32_t> mask, const std::vector<uint32_t>& bits) {
 
 template <typename OnValue>
 void Matcher::State::Walk(const grammar::FlatTrie& trie, const ThreadSet& start, OnValue on_value) {
-  if (levels.size() < trie.max_depth + 1) levels.resize(trie.max_depth + 1);
+  if (levels.size() < trie.max_depth + 1) {
+    levels.resize(trie.max_depth + 1);
+    next_bytes.resize(trie.max_depth + 1);
+  }
+  runtime.NextBytes(start, next_bytes[0]);
   const size_t n = trie.size();
   for (size_t i = 0; i < n;) {
     const size_t depth = trie.depth[i];
+    // A byte outside the parent state's possible next bytes needs no step.
+    if (!next_bytes[depth - 1].Has(trie.byte[i])) {
+      i = trie.skip[i];
+      continue;
+    }
     const ThreadSet& parent = depth == 1 ? start : levels[depth - 1];
     if (!runtime.Step(parent, trie.byte[i], levels[depth])) {
       i = trie.skip[i];
@@ -272,6 +282,7 @@ void Matcher::State::Walk(const grammar::FlatTrie& trie, const ThreadSet& start,
     }
     for (uint32_t k = trie.begin[i]; k < trie.begin[i + 1]; ++k)
       on_value(trie.values[k]);
+    if (trie.skip[i] > i + 1) runtime.NextBytes(levels[depth], next_bytes[depth]);
     ++i;
   }
 }

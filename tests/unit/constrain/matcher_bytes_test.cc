@@ -79,6 +79,43 @@ TEST(GrammarBytes, Strings) {
          {R"({"const":{"a":1}})", {"{\"a\":1}"}, {"{}", "{\"a\":2}"}}});
 }
 
+TEST(GrammarBytes, EnumNumbersByValue) {
+  Check(
+      {{R"({"enum":["red",1,null]})",
+        {"\"red\"", "1", "1.0", "null"},
+        {"1.5", "10", "-1", "\"re\""}},
+       {R"({"const":2.5})", {"2.5", "2.50"}, {"2", "25", "2.51"}},
+       {R"({"enum":[-3,100],"minimum":0})", {"100", "100.0"}, {"-3", "10", "1000"}},
+       {R"({"const":{"a":[1,2]}})", {"{\"a\":[1,2]}", "{ \"a\" : [ 1 , 2 ] }"}, {"{\"a\":[1]}"}}});
+}
+
+TEST(GrammarBytes, BoundedNumbersWithExponents) {
+  Check({{R"({"type":"number","minimum":0})",
+          {"1e-06", "2.5E+3", "0e5", "0.1e-99"},
+          {"-1e-06", "-2E3"}},
+         {R"({"type":"number","maximum":1,"exclusiveMinimum":0})",
+          {"1e0", "5e-1", "0.01E+2"},
+          {"2e0", "0e5", "1.1e0", "1e1", "-5e-1"}},
+         {R"({"type":"number","minimum":100,"maximum":200})",
+          {"1e2", "1.5e2", "2E+2"},
+          {"2.01e2", "1e1", "9.9e1"}},
+         {R"({"enum":[1000, 0.5]})", {"1e3", "1E+3", "5e-1", "0.5"}, {"1e2", "5e-2"}}});
+}
+
+TEST(GrammarBytes, StructuredEnumsByValue) {
+  Check({{R"({"const":{"a":0.0,"b":[1,{"c":null}]}})",
+          {"{\"b\":[1,{\"c\":null}],\"a\":0}", "{\"a\":0.0,\"b\":[1.0,{\"c\":null}]}",
+           "{ \"a\" : 0 , \"b\" : [ 1 , { \"c\" : null } ] }"},
+          {"{\"a\":0}", "{\"a\":0,\"b\":[1,{\"c\":null}],\"x\":1}",
+           "{\"a\":0,\"b\":[1,{\"c\":null},2]}"}},
+         {R"({"enum":[[1,2],"x",{"k":"v"}]})",
+          {"[1,2]", "\"x\"", "{\"k\":\"v\"}"},
+          {"[1]", "[2,1]", "{\"k\":\"w\"}", "{}"}},
+         {R"({"allOf":[{"enum":[{"a":1},{"a":2}]},{"enum":[{"a":2},{"a":3}]}]})",
+          {"{\"a\":2}"},
+          {"{\"a\":1}", "{\"a\":3}"}}});
+}
+
 TEST(GrammarBytes, Objects) {
   Check(
       {{R"({"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string"}},"required":["a"],"additionalProperties":false})",

@@ -1,0 +1,181 @@
+// The grammar over a whole corpus of real schemas with one vocabulary: share compiled,
+// soundness counts, compile time and mask time pooled over every step of every walk.
+//
+//   crux_schema_corpus_bench VOCAB.gguf CORPUS_DIR [--max-schemas N]
+//
+// CORPUS_DIR holds JSONSchemaBench maskbench files ({"schema", "tests": [{"valid","data"}]}).
+// For each schema: compile (timed, the vocabulary index already built), then for each valid
+// instance walk its compact text greedily (the longest token in the mask that is a prefix of
+// the rest), timing every FillMask; the instance must end terminated. Invalid instances are
+// fed as bytes and must be refused unless the grammar lists a keyword as not enforced.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "crux/constrain/matcher.h"
+#include "crux/constrain/vocab.h"
+
+namespace {
+
+using crux::constrain::CompiledGrammar;
+using crux::constrain::Matcher;
+using crux::constrain::Vocabulary;
+using Clock = std::chrono::steady_clock;
+
+double Micros(Clock::time_point since) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - since).count();
+}
+
+double Percentile(std::vector<double>& samples, double p) {
+  if (samples.empty()) return 0;
+  const auto rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(samples.size())));
+  const size_t index = std::max<size_t>(rank, 1) - 1;
+  std::nth_element(samples.begin(), samples.begin() + static_cast<ptrdiff_t>(index), samples.end());
+  return samples[index];
+}
+
+struct Totals {
+  size_t files = 0, compiled = 0, walks = 0, walks_ok = 0, valid_rejected = 0;
+  size_t invalid = 0, invalid_rejected = 0, invalid_not_enforced = 0, invalid_accepted = 0;
+  std::vector<double> compile_us, mask_us;
+};
+
+// Tokens by first byte, longest first: the greedy walk's candidates.
+std::vector<std::vector<uint32_t>> ByFirstByte(const Vocabulary& vocab) {
+  std::vector<std::vector<uint32_t>> out(256);
+  for (uint32_t id = 0; id < vocab.size(); ++id) {
+    if (!vocab.is_special(id)) out[static_cast<uint8_t>(vocab.bytes(id)[0])].push_back(id);
+  }
+  for (auto& list : out) {
+    std::sort(list.begin(), list.end(), [&](uint32_t a, uint32_t b) {
+      return vocab.bytes(a).size() > vocab.bytes(b).size();
+    });
+  }
+  return out;
+}
+
+bool WalkInstance(const std::shared_ptr<const CompiledGrammar>& grammar, const Vocabulary& vocab,
+                  const std::vector<std::vector<uint32_t>>& by_first, const std::string& text,
+                  std::vector<uint32_t>& mask, std::vector<double>& mask_us) {
+  Matcher matcher(grammar);
+  size_t at = 0;
+  for (;;) {
+    const auto start = Clock::now();
+    matcher.FillMask(mask);
+    mask_us.push_back(Micros(start));
+    auto allowed = [&](uint32_t t) { return (mask[t / 32] >> (t % 32) & 1) != 0; };
+    if (at == text.size()) {
+      const uint32_t end = vocab.end_of_generation().empty() ? 0 : vocab.end_of_generation()[0];
+      return allowed(end) && matcher.AcceptToken(end) && matcher.IsTerminated();
+    }
+    uint32_t chosen = UINT32_MAX;
+    for (uint32_t t : by_first[static_cast<uint8_t>(text[at])]) {
+      const std::string_view bytes = vocab.bytes(t);
+      if (allowed(t) && text.compare(at, bytes.size(), bytes) == 0) {
+        chosen = t;
+        break;
+      }
+    }
+    if (chosen == UINT32_MAX || !matcher.AcceptToken(chosen)) return false;
+    at += vocab.bytes(chosen).size();
+  }
+}
+
+void RunFile(const std::filesystem::path& path, const std::shared_ptr<const Vocabulary>& vocab,
+             const std::vector<std::vector<uint32_t>>& by_first, std::vector<uint32_t>& mask,
+             Totals& totals) {
+  std::ifstream file(path);
+  std::stringstream buffer;
+  buffer << file.rdbuf();
+  const auto doc = nlohmann::json::parse(buffer.str(), nullptr, false);
+  if (doc.is_discarded() || !doc.contains("schema")) return;
+  ++totals.files;
+  const auto start = Clock::now();
+  auto ir = crux::constrain::CompileSchema(doc["schema"].dump());
+  if (!ir.ok()) return;
+  auto grammar = CompiledGrammar::Compile(*ir, vocab);
+  if (!grammar.ok()) return;
+  totals.compile_us.push_back(Micros(start));
+  ++totals.compiled;
+  for (const auto& test : doc.value("tests", nlohmann::json::array())) {
+    const std::string text = test["data"].dump();
+    if (test.value("valid", false)) {
+      ++totals.walks;
+      if (WalkInstance(*grammar, *vocab, by_first, text, mask, totals.mask_us)) {
+        ++totals.walks_ok;
+      } else {
+        ++totals.valid_rejected;
+        std::fprintf(stderr, "valid instance not walked: %s\n", path.filename().c_str());
+      }
+      continue;
+    }
+    ++totals.invalid;
+    Matcher matcher(*grammar);
+    if (!(matcher.AcceptBytes(text) && matcher.CanEnd())) {
+      ++totals.invalid_rejected;
+    } else if (!(*grammar)->not_enforced().empty()) {
+      ++totals.invalid_not_enforced;
+    } else {
+      ++totals.invalid_accepted;
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s VOCAB.gguf CORPUS_DIR [--max-schemas N]\n", argv[0]);
+    return 2;
+  }
+  size_t max_schemas = SIZE_MAX;
+  if (argc >= 5 && std::string(argv[3]) == "--max-schemas")
+    max_schemas = std::strtoull(argv[4], nullptr, 10);
+  auto loaded = Vocabulary::FromGgufFile(argv[1]);
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "%s\n", loaded.error().message().c_str());
+    return 2;
+  }
+  auto vocab = std::make_shared<const Vocabulary>(std::move(*loaded));
+  const auto index_start = Clock::now();
+  (void)CompiledGrammar::Compile(crux::constrain::AnyJsonSchema(), vocab);  // builds the index
+  const double index_ms = Micros(index_start) / 1000;
+  std::vector<std::filesystem::path> paths;
+  for (const auto& entry : std::filesystem::directory_iterator(argv[2])) {
+    if (entry.path().extension() == ".json") paths.push_back(entry.path());
+  }
+  std::sort(paths.begin(), paths.end());
+  if (paths.size() > max_schemas) paths.resize(max_schemas);
+  const auto by_first = ByFirstByte(*vocab);
+  std::vector<uint32_t> mask(vocab->mask_words());
+  Totals totals;
+  for (const auto& path : paths)
+    RunFile(path, vocab, by_first, mask, totals);
+  std::printf("vocabulary           %zu tokens, index built once in %.1f ms\n", vocab->size(),
+              index_ms);
+  std::printf("schemas              %zu compiled of %zu (%.2f%%)\n", totals.compiled, totals.files,
+              100.0 * static_cast<double>(totals.compiled) /
+                  static_cast<double>(std::max<size_t>(totals.files, 1)));
+  std::printf("valid instances      %zu walked to the end of %zu (%zu refused)\n", totals.walks_ok,
+              totals.walks, totals.valid_rejected);
+  std::printf(
+      "invalid instances    %zu refused, %zu accepted (keyword not enforced), %zu accepted "
+      "wrongly, of %zu\n",
+      totals.invalid_rejected, totals.invalid_not_enforced, totals.invalid_accepted,
+      totals.invalid);
+  std::printf("compile ms           p50 %.3f  p99 %.3f  max %.3f\n",
+              Percentile(totals.compile_us, 50) / 1000, Percentile(totals.compile_us, 99) / 1000,
+              Percentile(totals.compile_us, 100) / 1000);
+  std::printf("mask us (%zu steps)  p50 %.2f  p99 %.2f  p99.9 %.2f  max %.2f\n",
+              totals.mask_us.size(), Percentile(totals.mask_us, 50), Percentile(totals.mask_us, 99),
+              Percentile(totals.mask_us, 99.9), Percentile(totals.mask_us, 100));
+  return totals.valid_rejected == 0 && totals.invalid_accepted == 0 ? 0 : 1;
+}
