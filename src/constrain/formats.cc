@@ -44,7 +44,7 @@ std::string_view FormatName(StringFormat format) {
 bool MatchesFormat(StringFormat format, std::string_view text) {
   if (format == StringFormat::kNone) return true;
   // One automaton per format, compiled on first use (thread-safe static initialisation).
-  static const std::array<ByteDfa, kFormats.size()> kAutomata = [] {
+  static const std::array<ByteDfa, kFormats.size()> automata_by_format = [] {
     std::array<ByteDfa, kFormats.size()> automata;
     for (size_t i = 0; i < kFormats.size(); ++i) {
       const RegexSource source{RegexSource::Kind::kFormat, "", kFormats[i].second};
@@ -56,7 +56,8 @@ bool MatchesFormat(StringFormat format, std::string_view text) {
   }();
   if (text.size() > FormatMaxLength(format).max_length) return false;
   for (size_t i = 0; i < kFormats.size(); ++i) {
-    if (kFormats[i].second == format) return kAutomata[i].Matches(RunDfa(kAutomata[i], text), 0);
+    if (kFormats[i].second == format)
+      return automata_by_format[i].Matches(RunDfa(automata_by_format[i], text), 0);
   }
   return false;
 }

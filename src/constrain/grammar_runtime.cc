@@ -712,7 +712,7 @@ void MagnitudeRange(const NumberSpec& spec, bool negative, Real& low, Real& high
 // True when some exponent e in [-99, 99] puts a value of [a, b) * 10^e within the spec (a > 0,
 // or a = 0 for a mantissa of zeros).
 bool MeetsScaled(const NumberSpec& spec, bool negative, Real a, Real b) {
-  static const Real kTen = 10;
+  constexpr Real kTen = 10;
   if (a == 0) return MeetsMagnitude(spec, negative, 0, b * std::pow(kTen, Real{99}), false);
   Real low = 0;
   Real high = 0;
@@ -727,6 +727,32 @@ bool MeetsScaled(const NumberSpec& spec, bool negative, Real a, Real b) {
   for (int e = first; e <= last; ++e) {
     const Real scale = std::pow(kTen, static_cast<Real>(e));
     if (MeetsMagnitude(spec, negative, a * scale, b * scale, false)) return true;
+  }
+  return false;
+}
+
+// With the mantissa fixed, whether some exponent the frame can still write (what is written
+// plus at most the digits left; either sign right after `e`) puts the value within the spec.
+bool ExponentViable(const NumberSpec& spec, const Frame& frame, Real mantissa) {
+  const bool negative = (frame.b & kNumNegative) != 0;
+  bool exp_negative = (frame.b & kNumExponentNegative) != 0;
+  auto point = [&](uint32_t e) {
+    const Real value = mantissa * std::pow(Real{10}, exp_negative ? -Real(e) : Real(e));
+    return MeetsMagnitude(spec, negative, value, value, true);
+  };
+  if (frame.phase != kNumExp) {
+    for (int sign = 0; sign < (frame.phase == kNumE ? 2 : 1); ++sign) {
+      if (frame.phase == kNumE) exp_negative = sign == 1;
+      for (uint32_t e = 0; e < 100; ++e) {
+        if (point(e)) return true;
+      }
+    }
+    return false;
+  }
+  if (point(frame.pad)) return true;
+  if (frame.c >= kMaxExponentDigits) return false;
+  for (uint32_t e = frame.pad * 10; e < frame.pad * 10 + 10; ++e) {
+    if (point(e)) return true;
   }
   return false;
 }
@@ -773,30 +799,8 @@ bool Runtime::NumberViable(const Frame& frame) const {
     }
     case kNumE:
     case kNumExpSign:
-    case kNumExp: {
-      // The mantissa is fixed; the exponent is what is written plus at most the digits left.
-      bool exp_negative = (frame.b & kNumExponentNegative) != 0;
-      auto point = [&](uint32_t e) {
-        const Real value = mantissa * std::pow(Real{10}, exp_negative ? -Real(e) : Real(e));
-        return MeetsMagnitude(spec, negative, value, value, true);
-      };
-      if (frame.phase != kNumExp) {
-        // No digit yet: any exponent of the sign written, or of either sign after `e`.
-        for (int sign = 0; sign < (frame.phase == kNumE ? 2 : 1); ++sign) {
-          if (frame.phase == kNumE) exp_negative = sign == 1;
-          for (uint32_t e = 0; e < 100; ++e) {
-            if (point(e)) return true;
-          }
-        }
-        return false;
-      }
-      if (point(frame.pad)) return true;
-      if (frame.c >= kMaxExponentDigits) return false;
-      for (uint32_t e = frame.pad * 10; e < frame.pad * 10 + 10; ++e) {
-        if (point(e)) return true;
-      }
-      return false;
-    }
+    case kNumExp:
+      return ExponentViable(spec, frame, mantissa);
     default:
       return true;
   }
@@ -846,86 +850,96 @@ bool Runtime::NumberFinal(const Frame& frame) const {
   return false;
 }
 
-Runtime::Outcome Runtime::StepNumber(Frame& frame, int byte) {
-  const NumberSpec& spec = specs_.values[frame.spec].number;
+namespace {
+
+enum class NumberMove : uint8_t { kTaken, kRefused, kEnd };
+
+// A byte of the mantissa (sign, integer digits, fraction), or the `e` after it.
+NumberMove MantissaByte(Frame& frame, const NumberSpec& spec, int byte) {
   const bool bounded = spec.bounded();
   const bool digit = byte >= '0' && byte <= '9';
-  const bool dot_ok = !spec.integer_only || spec.zero_fraction_ok;
-  const bool exponent_ok = !spec.integer_only;
-  auto end = [&]() {
-    const bool complete = frame.phase == kNumZero || frame.phase == kNumInt ||
-                          frame.phase == kNumFrac || frame.phase == kNumExp;
-    return complete && NumberFinal(frame) ? Outcome::kDoneRetry : Outcome::kRefused;
-  };
+  const bool exponent = (byte == 'e' || byte == 'E') && !spec.integer_only;
   switch (frame.phase) {
     case kNumStart:
     case kNumMinus:
       if (byte == '-' && frame.phase == kNumStart) {
         frame.phase = kNumMinus;
         frame.b |= kNumNegative;
-        break;
+        return NumberMove::kTaken;
       }
-      if (!digit) return Outcome::kRefused;
+      if (!digit) return NumberMove::kRefused;
       frame.phase = byte == '0' ? kNumZero : kNumInt;
       frame.u = static_cast<uint64_t>(byte - '0');
       frame.count = 1;
-      break;
+      return NumberMove::kTaken;
     case kNumZero:
     case kNumInt:
       if (digit && frame.phase == kNumInt) {
-        if (++frame.count > kMaxBoundedIntDigits && bounded) return Outcome::kRefused;
-        if (frame.count > kMaxIntDigits) return Outcome::kRefused;
-        frame.u = frame.count > kMaxBoundedIntDigits ? frame.u : frame.u * 10 + (byte - '0');
-        break;
+        if (++frame.count > kMaxBoundedIntDigits && bounded) return NumberMove::kRefused;
+        if (frame.count > kMaxIntDigits) return NumberMove::kRefused;
+        if (frame.count <= kMaxBoundedIntDigits) frame.u = frame.u * 10 + (byte - '0');
+        return NumberMove::kTaken;
       }
-      if (byte == '.' && dot_ok) {
+      if (byte == '.' && (!spec.integer_only || spec.zero_fraction_ok)) {
         frame.phase = kNumDot;
-        break;
+        return NumberMove::kTaken;
       }
-      if ((byte == 'e' || byte == 'E') && exponent_ok) {
-        frame.phase = kNumE;
-        break;
-      }
-      return digit ? Outcome::kRefused : end();
+      break;
     case kNumDot:
     case kNumFrac:
       if (digit) {
-        if (spec.integer_only && byte != '0') return Outcome::kRefused;
-        if (++frame.d > kMaxBoundedFracDigits && bounded) return Outcome::kRefused;
+        if (spec.integer_only && byte != '0') return NumberMove::kRefused;
+        if (++frame.d > kMaxBoundedFracDigits && bounded) return NumberMove::kRefused;
         if (frame.d <= kMaxBoundedFracDigits) frame.v = frame.v * 10 + (byte - '0');
         frame.phase = kNumFrac;
-        break;
+        return NumberMove::kTaken;
       }
-      if (frame.phase == kNumDot) return Outcome::kRefused;
-      if ((byte == 'e' || byte == 'E') && exponent_ok) {
-        frame.phase = kNumE;
-        break;
-      }
-      return end();
-    case kNumE:
-      if (byte == '+' || byte == '-') {
-        frame.phase = kNumExpSign;
-        if (byte == '-') frame.b |= kNumExponentNegative;
-        break;
-      }
-      [[fallthrough]];
-    case kNumExpSign:
-      if (!digit) return Outcome::kRefused;
-      frame.phase = kNumExp;
-      frame.c = 1;
-      frame.pad = static_cast<uint32_t>(byte - '0');
+      if (frame.phase == kNumDot) return NumberMove::kRefused;
       break;
-    case kNumExp:
-      if (digit) {
-        if (++frame.c > kMaxExponentDigits) return Outcome::kRefused;
-        frame.pad = frame.pad * 10 + static_cast<uint32_t>(byte - '0');
-        break;
-      }
-      return end();
     default:
-      return Outcome::kRefused;
+      return NumberMove::kRefused;
   }
-  if (bounded && !NumberViable(frame)) return Outcome::kRefused;
+  if (exponent) {
+    frame.phase = kNumE;
+    return NumberMove::kTaken;
+  }
+  return digit ? NumberMove::kRefused : NumberMove::kEnd;
+}
+
+// A byte of the exponent: its sign and at most kMaxExponentDigits digits.
+NumberMove ExponentByte(Frame& frame, int byte) {
+  const bool digit = byte >= '0' && byte <= '9';
+  if (frame.phase == kNumE && (byte == '+' || byte == '-')) {
+    frame.phase = kNumExpSign;
+    if (byte == '-') frame.b |= kNumExponentNegative;
+    return NumberMove::kTaken;
+  }
+  if (frame.phase == kNumExp) {
+    if (!digit) return NumberMove::kEnd;
+    if (++frame.c > kMaxExponentDigits) return NumberMove::kRefused;
+    frame.pad = frame.pad * 10 + static_cast<uint32_t>(byte - '0');
+    return NumberMove::kTaken;
+  }
+  if (!digit) return NumberMove::kRefused;
+  frame.phase = kNumExp;
+  frame.c = 1;
+  frame.pad = static_cast<uint32_t>(byte - '0');
+  return NumberMove::kTaken;
+}
+
+}  // namespace
+
+Runtime::Outcome Runtime::StepNumber(Frame& frame, int byte) {
+  const NumberSpec& spec = specs_.values[frame.spec].number;
+  const NumberMove move =
+      frame.phase >= kNumE ? ExponentByte(frame, byte) : MantissaByte(frame, spec, byte);
+  if (move == NumberMove::kRefused) return Outcome::kRefused;
+  if (move == NumberMove::kEnd) {
+    const bool complete = frame.phase == kNumZero || frame.phase == kNumInt ||
+                          frame.phase == kNumFrac || frame.phase == kNumExp;
+    return complete && NumberFinal(frame) ? Outcome::kDoneRetry : Outcome::kRefused;
+  }
+  if (spec.bounded() && !NumberViable(frame)) return Outcome::kRefused;
   return Outcome::kConsumed;
 }
 
@@ -1076,6 +1090,53 @@ void Runtime::StringBytes(uint32_t lexer, ByteSet& out) const {
   }
 }
 
+void Runtime::ContainerNextBytes(const Frame& top, ByteSet& out) const {
+  if (top.phase == 0xFF) {
+    out.Set(top.kind == FrameKind::kObject ? '{' : '[');
+    return;
+  }
+  AddWhitespace(out);
+  if (top.kind == FrameKind::kObject) {
+    if (top.phase == kObjOpen || top.phase == kObjComma) out.Set('"');
+    if (top.phase == kObjOpen || top.phase == kObjAfterValue) out.Set('}');
+    if (top.phase == kObjAfterValue) out.Set(',');
+    if (top.phase == kObjAfterKey) out.Set(':');
+    if (top.phase == kObjColon) ValueStartBytes(top.a, out);
+    return;
+  }
+  if (top.phase == kArrOpen || top.phase == kArrAfterItem) out.Set(']');
+  if (top.phase == kArrAfterItem) out.Set(',');
+  if (top.phase == kArrOpen || top.phase == kArrComma) {
+    const ValueSpec& spec = specs_.values[top.spec];
+    const AltsId item =
+        spec.array == kNone ? specs_.any_value : specs_.arrays[spec.array].item(top.count);
+    if (item != kNone) ValueStartBytes(item, out);
+  }
+}
+
+void Runtime::KeyNextBytes(const ThreadSet& in, size_t index, ByteSet& out) const {
+  const Frame& top = in.top(index);
+  if (top.b != kLexNormal) {
+    StringBytes(top.b, out);
+    return;
+  }
+  out.Set('"');
+  out.Set('\\');
+  const Frame& object = in.frame(index, in.depth(index) - 2);
+  const ValueSpec& spec = specs_.values[object.spec];
+  if (spec.object == kNone) {
+    StringBytes(kLexNormal, out);
+    return;
+  }
+  const ObjectSpec& o = specs_.objects[spec.object];
+  if (!specs_.alts[o.undeclared].empty() || o.pattern_dfa != kNone || top.a == kNone) {
+    StringBytes(kLexNormal, out);
+    return;
+  }
+  for (uint32_t i = 0; i < o.names.edge_count(top.a); ++i)
+    out.Set(o.names.edge_byte(top.a, i));
+}
+
 void Runtime::ThreadNextBytes(const ThreadSet& in, size_t index, ByteSet& out) const {
   const Frame& top = in.top(index);
   switch (top.kind) {
@@ -1084,33 +1145,9 @@ void Runtime::ThreadNextBytes(const ThreadSet& in, size_t index, ByteSet& out) c
       if (top.phase == kDocBefore) ValueStartBytes(specs_.root, out);
       return;
     case FrameKind::kObject:
-      if (top.phase == 0xFF) {
-        out.Set('{');
-        return;
-      }
-      AddWhitespace(out);
-      if (top.phase == kObjOpen || top.phase == kObjComma) out.Set('"');
-      if (top.phase == kObjOpen || top.phase == kObjAfterValue) out.Set('}');
-      if (top.phase == kObjAfterValue) out.Set(',');
-      if (top.phase == kObjAfterKey) out.Set(':');
-      if (top.phase == kObjColon) ValueStartBytes(top.a, out);
+    case FrameKind::kArray:
+      ContainerNextBytes(top, out);
       return;
-    case FrameKind::kArray: {
-      if (top.phase == 0xFF) {
-        out.Set('[');
-        return;
-      }
-      AddWhitespace(out);
-      if (top.phase == kArrOpen || top.phase == kArrAfterItem) out.Set(']');
-      if (top.phase == kArrAfterItem) out.Set(',');
-      if (top.phase == kArrOpen || top.phase == kArrComma) {
-        const ValueSpec& spec = specs_.values[top.spec];
-        const AltsId item =
-            spec.array == kNone ? specs_.any_value : specs_.arrays[spec.array].item(top.count);
-        if (item != kNone) ValueStartBytes(item, out);
-      }
-      return;
-    }
     case FrameKind::kString:
       if (top.phase == 0xFF) {
         out.Set('"');
@@ -1120,28 +1157,9 @@ void Runtime::ThreadNextBytes(const ThreadSet& in, size_t index, ByteSet& out) c
       if (top.b == kLexNormal) out.Set('\\');
       StringBytes(top.b, out);
       return;
-    case FrameKind::kKey: {
-      if (top.b != kLexNormal) {
-        StringBytes(top.b, out);
-        return;
-      }
-      out.Set('"');
-      out.Set('\\');
-      const Frame& object = in.frame(index, in.depth(index) - 2);
-      const ValueSpec& spec = specs_.values[object.spec];
-      if (spec.object == kNone) {
-        StringBytes(kLexNormal, out);
-        return;
-      }
-      const ObjectSpec& o = specs_.objects[spec.object];
-      if (!specs_.alts[o.undeclared].empty() || o.pattern_dfa != kNone || top.a == kNone) {
-        StringBytes(kLexNormal, out);
-        return;
-      }
-      for (uint32_t i = 0; i < o.names.edge_count(top.a); ++i)
-        out.Set(o.names.edge_byte(top.a, i));
+    case FrameKind::kKey:
+      KeyNextBytes(in, index, out);
       return;
-    }
     case FrameKind::kNumber:
       out.SetRange('0', '9');
       out.Set('-');

@@ -145,6 +145,8 @@ class Runtime {
   bool KeyProbe(const Thread& thread, uint32_t first, uint32_t last) const;
   bool StringProbe(const Frame& frame, uint32_t first, uint32_t last) const;
   void ThreadNextBytes(const ThreadSet& in, size_t index, ByteSet& out) const;
+  void ContainerNextBytes(const Frame& top, ByteSet& out) const;
+  void KeyNextBytes(const ThreadSet& in, size_t index, ByteSet& out) const;
   void ValueStartBytes(AltsId alts, ByteSet& out) const;
   void StringBytes(uint32_t lexer, ByteSet& out) const;
   Outcome KeyClose(Thread& thread);

@@ -182,6 +182,12 @@ class Builder {
   void FillNumber(const Conj& flat, ValueSpec& spec) const;
   Status FillArray(const Conj& flat, ValueSpec& spec);
   Status FillObject(const Conj& flat, ValueSpec& spec);
+  std::vector<std::string> ObjectNames(const Conj& flat, std::vector<RegexSource>& pattern_sources,
+                                       ObjectSpec& object) const;
+  Status FillDeclared(const Conj& flat, const std::vector<std::string>& names,
+                      const std::vector<RegexSource>& pattern_sources, ObjectSpec& object);
+  Status FillUndeclared(const Conj& flat, const std::vector<RegexSource>& pattern_sources,
+                        ObjectSpec& object);
   Expected<AltsId> MemberAlternatives(const Conj& flat, const std::string* name,
                                       const std::vector<bool>& pattern_matched);
   Expected<uint32_t> Dfa(std::vector<RegexSource> sources);
@@ -629,33 +635,32 @@ Expected<AltsId> Builder::MemberAlternatives(const Conj& flat, const std::string
   return Alternatives(std::move(seeds));
 }
 
-Status Builder::FillObject(const Conj& flat, ValueSpec& spec) {
-  if ((spec.types & kTypeObject) == 0) return {};
-  bool constrained = false;
-  for (NodeId id : flat)
-    constrained = constrained || NodeOpensObject(ir_.node(id));
-  if (!constrained) return {};
-  ObjectSpec object;
+// The names an object's nodes declare or require (first-seen order, no repeats), its
+// patternProperties as automaton sources, and its property-count bounds.
+std::vector<std::string> Builder::ObjectNames(const Conj& flat,
+                                              std::vector<RegexSource>& pattern_sources,
+                                              ObjectSpec& object) const {
   std::vector<std::string> names;
-  std::vector<RegexSource> pattern_sources;
+  auto add = [&names](const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  };
   for (NodeId id : flat) {
     const SchemaNode& node = ir_.node(id);
     for (const PropertySchema& property : node.properties)
-      names.push_back(property.name);
+      add(property.name);
     for (const std::string& required : node.required)
-      names.push_back(required);
+      add(required);
     for (const PropertySchema& pattern : node.pattern_properties) {
       pattern_sources.push_back({RegexSource::Kind::kPattern, pattern.name, StringFormat::kNone});
     }
     object.min_properties = std::max(object.min_properties, node.min_properties);
     object.max_properties = std::min(object.max_properties, node.max_properties);
   }
-  std::vector<std::string> unique_names;
-  for (std::string& name : names) {
-    if (std::find(unique_names.begin(), unique_names.end(), name) == unique_names.end()) {
-      unique_names.push_back(std::move(name));
-    }
-  }
+  return names;
+}
+
+Status Builder::FillDeclared(const Conj& flat, const std::vector<std::string>& names,
+                             const std::vector<RegexSource>& pattern_sources, ObjectSpec& object) {
   // Which patterns each declared name matches.
   std::vector<uint32_t> single_dfas;
   for (const RegexSource& source : pattern_sources) {
@@ -663,74 +668,75 @@ Status Builder::FillObject(const Conj& flat, ValueSpec& spec) {
     if (!dfa) return dfa.error();
     single_dfas.push_back(*dfa);
   }
-  for (size_t i = 0; i < unique_names.size(); ++i) {
+  for (size_t i = 0; i < names.size(); ++i) {
     std::vector<bool> matched(pattern_sources.size(), false);
     for (size_t p = 0; p < single_dfas.size(); ++p) {
       const ByteDfa& dfa = specs_.dfas[single_dfas[p]];
-      uint32_t state = dfa.start();
-      for (char c : unique_names[i]) {
-        if (state == kDeadState) break;
-        state = dfa.Step(state, static_cast<uint8_t>(c));
-      }
+      const uint32_t state = RunDfa(dfa, names[i]);
       matched[p] = state != kDeadState && dfa.MatchesAll(state);
     }
-    auto value = MemberAlternatives(flat, &unique_names[i], matched);
+    auto value = MemberAlternatives(flat, &names[i], matched);
     if (!value) return value.error();
     bool required = false;
     for (NodeId id : flat) {
       const auto& list = ir_.node(id).required;
-      required = required || std::find(list.begin(), list.end(), unique_names[i]) != list.end();
+      required = required || std::find(list.begin(), list.end(), names[i]) != list.end();
     }
-    object.names.Add(unique_names[i], static_cast<uint32_t>(i));
-    object.properties.push_back({unique_names[i], *value, static_cast<uint32_t>(i), required});
+    object.names.Add(names[i], static_cast<uint32_t>(i));
+    object.properties.push_back({names[i], *value, static_cast<uint32_t>(i), required});
   }
   object.names.Finish();
-  object.seen_words = std::max<size_t>(1, (unique_names.size() + 63) / 64);
+  object.seen_words = std::max<size_t>(1, (names.size() + 63) / 64);
   object.property_by_rank.assign(object.properties.size(), 0);
-  object.allowed_by_rank.assign(object.seen_words, 0);
+  object.allowed_by_rank.assign(object.seen_words, 0);  // filled by Build
   for (const PropertySpec& property : object.properties) {
     const uint32_t rank = object.names.rank(property.order);
     if (property.required) object.required_ranks.push_back(rank);
     object.property_by_rank[rank] = property.order;
-    if (!specs_.alts[property.value].empty()) {
-      object.allowed_by_rank[rank / 64] |= uint64_t{1} << (rank % 64);
+  }
+  return {};
+}
+
+Status Builder::FillUndeclared(const Conj& flat, const std::vector<RegexSource>& pattern_sources,
+                               ObjectSpec& object) {
+  auto none = MemberAlternatives(flat, nullptr, std::vector<bool>(pattern_sources.size()));
+  if (!none) return none.error();
+  object.undeclared = *none;
+  if (pattern_sources.empty()) return {};
+  auto dfa = Dfa(pattern_sources);
+  if (!dfa) return dfa.error();
+  object.pattern_dfa = *dfa;
+  // Copied out first: compiling member values may add automata (and move this one).
+  const size_t state_count = specs_.dfas[*dfa].state_count();
+  std::vector<std::vector<bool>> matches(state_count);
+  for (uint32_t state = 0; state < state_count; ++state) {
+    for (size_t p = 0; p < pattern_sources.size(); ++p) {
+      matches[state].push_back(specs_.dfas[*dfa].Matches(state, p));
     }
   }
-  if (pattern_sources.empty()) {
-    auto undeclared = MemberAlternatives(flat, nullptr, {});
-    if (!undeclared) return undeclared.error();
-    object.undeclared = *undeclared;
-    object.undeclared_possible = !specs_.alts[*undeclared].empty();
-  } else {
-    auto dfa = Dfa(pattern_sources);
-    if (!dfa) return dfa.error();
-    object.pattern_dfa = *dfa;
-    auto none = MemberAlternatives(flat, nullptr, std::vector<bool>(pattern_sources.size()));
-    if (!none) return none.error();
-    object.undeclared = *none;
-    object.undeclared_possible = !specs_.alts[*none].empty();
-    // Copied out first: compiling member values may add automata (and move this one).
-    const size_t state_count = specs_.dfas[*dfa].state_count();
-    std::vector<std::vector<bool>> matches(state_count);
-    for (uint32_t state = 0; state < state_count; ++state) {
-      for (size_t p = 0; p < pattern_sources.size(); ++p) {
-        matches[state].push_back(specs_.dfas[*dfa].Matches(state, p));
-      }
-    }
-    object.undeclared_by_state.assign(state_count, kNone);
-    for (uint32_t state = 0; state < state_count; ++state) {
-      const std::vector<bool>& matched = matches[state];
-      const bool any = std::find(matched.begin(), matched.end(), true) != matched.end();
-      if (!any) {
-        object.undeclared_by_state[state] = *none;
-        continue;
-      }
-      auto alts = MemberAlternatives(flat, nullptr, matched);
-      if (!alts) return alts.error();
-      object.undeclared_by_state[state] = *alts;
-      object.undeclared_possible = object.undeclared_possible || !specs_.alts[*alts].empty();
-    }
+  object.undeclared_by_state.assign(state_count, *none);
+  for (uint32_t state = 0; state < state_count; ++state) {
+    const std::vector<bool>& matched = matches[state];
+    if (std::find(matched.begin(), matched.end(), true) == matched.end()) continue;
+    auto alts = MemberAlternatives(flat, nullptr, matched);
+    if (!alts) return alts.error();
+    object.undeclared_by_state[state] = *alts;
   }
+  return {};
+}
+
+Status Builder::FillObject(const Conj& flat, ValueSpec& spec) {
+  if ((spec.types & kTypeObject) == 0) return {};
+  bool constrained = false;
+  for (NodeId id : flat)
+    constrained = constrained || NodeOpensObject(ir_.node(id));
+  if (!constrained) return {};
+  ObjectSpec object;
+  std::vector<RegexSource> pattern_sources;
+  const std::vector<std::string> names = ObjectNames(flat, pattern_sources, object);
+  if (Status status = FillDeclared(flat, names, pattern_sources, object); !status) return status;
+  if (Status status = FillUndeclared(flat, pattern_sources, object); !status) return status;
+  // allowed_by_rank and undeclared_possible are set by Build, once every list is complete.
   spec.object = static_cast<uint32_t>(specs_.objects.size());
   specs_.objects.push_back(std::move(object));
   return {};

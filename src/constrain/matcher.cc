@@ -215,7 +215,8 @@ std::string Matcher::ForcedBytes() const {
     forced.push_back(static_cast<char>(allowed));
     std::swap(at, only);
   }
-  // Back off so that no token could straddle the end of the forced text.
+  // Back off so that no token could straddle the end of the forced text: cut before the
+  // first suffix that a longer token continues.
   const grammar::VocabIndex* index = grammar_->impl().index.get();
   if (index == nullptr || forced.empty()) return forced;
   const grammar::FlatTrie& trie = index->trie;
@@ -223,22 +224,7 @@ std::string Matcher::ForcedBytes() const {
   const size_t from =
       forced.size() > index->max_token_bytes ? forced.size() - index->max_token_bytes : 0;
   for (size_t p = from; p < forced.size(); ++p) {
-    // Find the trie node of forced[p:]; a node with children means a longer token exists.
-    size_t lo = 0;
-    size_t hi = trie.size();
-    size_t node = SIZE_MAX;
-    for (size_t i = p; i < forced.size(); ++i) {
-      node = SIZE_MAX;
-      for (size_t k = lo; k < hi; k = trie.skip[k]) {
-        if (trie.byte[k] == static_cast<uint8_t>(forced[i])) {
-          node = k;
-          break;
-        }
-      }
-      if (node == SIZE_MAX) break;
-      lo = node + 1;
-      hi = trie.skip[node];
-    }
+    const size_t node = trie.Find(std::string_view(forced).substr(p));
     if (node != SIZE_MAX && trie.skip[node] > node + 1) {
       cut = p;
       break;
@@ -347,21 +333,7 @@ void Matcher::State::FastKey(const grammar::Thread& t, std::span<uint32_t> mask)
   for (uint32_t rank = o.names.first_rank(top.a); rank < o.names.last_rank(top.a); ++rank) {
     std::string rest = o.properties[o.property_by_rank[rank]].name.substr(depth);
     rest.push_back('"');
-    size_t lo = 0;
-    size_t hi = trie.size();
-    size_t node = SIZE_MAX;
-    for (char c : rest) {
-      node = SIZE_MAX;
-      for (size_t k = lo; k < hi; k = trie.skip[k]) {
-        if (trie.byte[k] == static_cast<uint8_t>(c)) {
-          node = k;
-          break;
-        }
-      }
-      if (node == SIZE_MAX) break;
-      lo = node + 1;
-      hi = trie.skip[node];
-    }
+    const size_t node = trie.Find(rest);
     if (node == SIZE_MAX) continue;
     for (uint32_t k = trie.begin[node]; k < trie.begin[trie.skip[node]]; ++k)
       decide(trie.values[k]);

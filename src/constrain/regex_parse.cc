@@ -325,6 +325,29 @@ Expected<ClassAtom> Parser::ClassAtomAt() {
 }
 
 // An escape at pos_ (the backslash), outside a class or inside one.
+// The set of a class escape (`\\d`, `\\w`, `\\s`, upper case: its complement, by the caller).
+CodePointSet ClassEscapeSet(char c) {
+  if (c == 'd' || c == 'D') return DigitSet();
+  if (c == 'w' || c == 'W') return WordSet();
+  return SpaceSet();
+}
+
+// The character of a one-letter control escape (`\\n`, `\\t`, `\\r`, `\\f`, `\\v`).
+char32_t ControlEscape(char c) {
+  switch (c) {
+    case 'n':
+      return '\n';
+    case 't':
+      return '\t';
+    case 'r':
+      return '\r';
+    case 'f':
+      return '\f';
+    default:
+      return '\v';
+  }
+}
+
 Expected<ClassAtom> Parser::Escape(bool in_class) {
   ++pos_;
   if (AtEnd()) return Invalid("`\\` at the end of the pattern");
@@ -337,23 +360,17 @@ Expected<ClassAtom> Parser::Escape(bool in_class) {
   switch (c) {
     case 'd':
     case 'D':
-      return set(DigitSet(), c == 'D');
     case 'w':
     case 'W':
-      return set(WordSet(), c == 'W');
     case 's':
     case 'S':
-      return set(SpaceSet(), c == 'S');
+      return set(ClassEscapeSet(c), c == 'D' || c == 'W' || c == 'S');
     case 'n':
-      return single('\n');
     case 't':
-      return single('\t');
     case 'r':
-      return single('\r');
     case 'f':
-      return single('\f');
     case 'v':
-      return single('\v');
+      return single(ControlEscape(c));
     case 'x': {
       auto value = HexEscape(2);
       if (!value) return value.error();

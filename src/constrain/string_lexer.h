@@ -157,6 +157,66 @@ bool ProbeUnits(uint32_t lo, uint32_t hi, uint32_t pending, Sink& sink) {
   return upper <= hi && sink.Probe(upper, hi);
 }
 
+// The byte a one-character escape (`\\n`) stands for, or -1.
+inline int EscapedByte(uint8_t byte) {
+  switch (byte) {
+    case '"':
+    case '\\':
+    case '/':
+      return byte;
+    case 'b':
+      return '\b';
+    case 'f':
+      return '\f';
+    case 'n':
+      return '\n';
+    case 'r':
+      return '\r';
+    case 't':
+      return '\t';
+    default:
+      return -1;
+  }
+}
+
+// A hex digit of a \u escape (state kLexHex0..kLexHex3).
+template <typename Sink>
+LexResult LexHexDigit(uint32_t& state, uint32_t& code, uint8_t byte, Sink& sink) {
+  const int hex = HexValue(byte);
+  if (hex < 0) return LexResult::kRefused;
+  code = (code & 0xFFFF0000u) | (((code & 0xFFFFu) << 4) | static_cast<uint32_t>(hex));
+  const uint32_t partial = code & 0xFFFFu;
+  const uint32_t pending = code >> 16;
+  if (state != kLexHex3) {
+    // Refuse as soon as the digits cannot make a valid unit: after a high surrogate only a
+    // low one (DC00..DFFF), otherwise anything but a lone low one.
+    if (state == kLexHex0 && pending != 0 && partial != 0xD) return LexResult::kRefused;
+    if (state == kLexHex1 && (pending != 0) != (partial >= 0xDC && partial <= 0xDF)) {
+      return LexResult::kRefused;
+    }
+    const uint32_t shift = 4 * (kLexHex3 - state);
+    const uint32_t first = partial << shift;
+    if (!ProbeUnits(first, first + (1u << shift) - 1, pending, sink)) return LexResult::kRefused;
+    ++state;
+    return LexResult::kOk;
+  }
+  code = 0;
+  state = kLexNormal;
+  if (pending != 0) {
+    if (partial < 0xDC00 || partial > 0xDFFF) return LexResult::kRefused;
+    const uint32_t cp = 0x10000 + ((pending - 0xD800) << 10) + (partial - 0xDC00);
+    return EmitCodePoint(cp, sink) ? LexResult::kOk : LexResult::kRefused;
+  }
+  if (partial >= 0xD800 && partial <= 0xDBFF) {
+    if (!ProbeUnits(0xDC00, 0xDFFF, partial, sink)) return LexResult::kRefused;
+    code = partial << 16;
+    state = kLexHigh;
+    return LexResult::kOk;
+  }
+  if (partial >= 0xDC00 && partial <= 0xDFFF) return LexResult::kRefused;
+  return EmitCodePoint(partial, sink) ? LexResult::kOk : LexResult::kRefused;
+}
+
 // One byte of a JSON string's raw text. Decoded bytes go to sink.Emit(byte, lead); inside an
 // escape, sink.Probe(first, last) is asked whether some code point of the range it can still
 // spell would be taken, so that an escape is refused as soon as no completion of it could be.
@@ -180,76 +240,16 @@ LexResult LexString(uint32_t& state, uint32_t& code, uint8_t byte, Sink& sink) {
         state = kLexHex0;
         return LexResult::kOk;
       }
-      uint8_t decoded = 0;
-      switch (byte) {
-        case '"':
-        case '\\':
-        case '/':
-          decoded = byte;
-          break;
-        case 'b':
-          decoded = '\b';
-          break;
-        case 'f':
-          decoded = '\f';
-          break;
-        case 'n':
-          decoded = '\n';
-          break;
-        case 'r':
-          decoded = '\r';
-          break;
-        case 't':
-          decoded = '\t';
-          break;
-        default:
-          return LexResult::kRefused;
-      }
+      const int decoded = EscapedByte(byte);
+      if (decoded < 0) return LexResult::kRefused;
       state = kLexNormal;
-      return sink.Emit(decoded, true) ? LexResult::kOk : LexResult::kRefused;
+      return sink.Emit(static_cast<uint8_t>(decoded), true) ? LexResult::kOk : LexResult::kRefused;
     }
     case kLexHex0:
     case kLexHex1:
     case kLexHex2:
-    case kLexHex3: {
-      const int hex = HexValue(byte);
-      if (hex < 0) return LexResult::kRefused;
-      code = (code & 0xFFFF0000u) | (((code & 0xFFFFu) << 4) | static_cast<uint32_t>(hex));
-      if (state != kLexHex3) {
-        // Refuse as soon as the digits cannot make a valid unit: after a high surrogate only
-        // a low one (DC00..DFFF), otherwise anything but a lone low one.
-        const uint32_t partial = code & 0xFFFFu;
-        const bool pending_high = (code >> 16) != 0;
-        if (state == kLexHex0 && pending_high && partial != 0xD) return LexResult::kRefused;
-        if (state == kLexHex1 && pending_high != (partial >= 0xDC && partial <= 0xDF)) {
-          return LexResult::kRefused;
-        }
-        const uint32_t shift = 4 * (kLexHex3 - state);
-        const uint32_t first = partial << shift;
-        if (!ProbeUnits(first, first + (1u << shift) - 1, code >> 16, sink)) {
-          return LexResult::kRefused;
-        }
-        ++state;
-        return LexResult::kOk;
-      }
-      const uint32_t unit = code & 0xFFFFu;
-      const uint32_t pending = code >> 16;
-      code = 0;
-      state = kLexNormal;
-      if (pending != 0) {
-        if (unit < 0xDC00 || unit > 0xDFFF) return LexResult::kRefused;
-        const uint32_t cp = 0x10000 + ((pending - 0xD800) << 10) + (unit - 0xDC00);
-        return EmitCodePoint(cp, sink) ? LexResult::kOk : LexResult::kRefused;
-      }
-      if (unit >= 0xD800 && unit <= 0xDBFF) {
-        if (!ProbeUnits(0xDC00, 0xDFFF, unit, sink)) return LexResult::kRefused;
-        code = unit << 16;
-        state = kLexHigh;
-        return LexResult::kOk;
-      }
-      if (unit >= 0xDC00 && unit <= 0xDFFF) return LexResult::kRefused;
-      return EmitCodePoint(unit, sink) ? LexResult::kOk : LexResult::kRefused;
-    }
+    case kLexHex3:
+      return LexHexDigit(state, code, byte, sink);
     case kLexHigh:
       if (byte != '\\') return LexResult::kRefused;
       state = kLexHighEscape;

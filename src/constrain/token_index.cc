@@ -47,6 +47,25 @@ FlatTrie FlatTrie::Build(std::vector<std::pair<std::string, uint32_t>> items) {
   return trie;
 }
 
+size_t FlatTrie::Find(std::string_view path) const {
+  size_t lo = 0;
+  size_t hi = size();
+  size_t node = SIZE_MAX;
+  for (char c : path) {
+    node = SIZE_MAX;
+    for (size_t k = lo; k < hi; k = skip[k]) {
+      if (byte[k] == static_cast<uint8_t>(c)) {
+        node = k;
+        break;
+      }
+    }
+    if (node == SIZE_MAX) return SIZE_MAX;
+    lo = node + 1;
+    hi = skip[node];
+  }
+  return node;
+}
+
 size_t FlatTrie::memory_bytes() const {
   return byte.size() * (1 + 2 + 4 + 4) + values.size() * 4;
 }

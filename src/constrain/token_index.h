@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "crux/constrain/vocab.h"
@@ -25,6 +26,8 @@ struct FlatTrie {
   size_t max_depth = 0;
 
   size_t size() const { return byte.size(); }
+  // The node reached from the root by `path`, or SIZE_MAX. O(path × siblings).
+  size_t Find(std::string_view path) const;
   // Builds the trie of (key, value) pairs; keys must be non-empty.
   static FlatTrie Build(std::vector<std::pair<std::string, uint32_t>> items);
   size_t memory_bytes() const;
