@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "json_util.h"
+#include "number_lexer.h"
 #include "string_lexer.h"
 
 namespace crux::constrain::grammar {
@@ -34,27 +35,6 @@ enum : uint8_t {
 enum : uint8_t { kArrOpen, kArrInItem, kArrAfterItem, kArrComma };
 // Document phases.
 enum : uint8_t { kDocBefore, kDocAfter, kDocInValue };
-// Number phases.
-enum : uint8_t {
-  kNumStart,
-  kNumMinus,
-  kNumZero,
-  kNumInt,
-  kNumDot,
-  kNumFrac,
-  kNumE,
-  kNumExpSign,
-  kNumExp,
-};
-constexpr uint32_t kNumNegative = 1;
-constexpr uint32_t kNumExponentNegative = 2;
-constexpr uint32_t kMaxBoundedIntDigits = 19;
-constexpr uint32_t kMaxBoundedFracDigits = 18;
-// Every number must fit a double (the validator, like most JSON readers, refuses one that
-// overflows): at most this many integer digits and exponent digits.
-constexpr uint32_t kMaxIntDigits = 100;
-constexpr uint32_t kMaxExponentDigits = 2;
-
 constexpr const char* kKeywords[] = {"true", "false", "null"};
 constexpr uint32_t kKeywordLengths[] = {4, 5, 4};
 
@@ -769,6 +749,13 @@ bool Runtime::NumberViable(const Frame& frame) const {
   const Real scale = kPowers[std::min<uint32_t>(frame.d, kMaxBoundedFracDigits)];
   // The mantissa's value so far, exactly as written.
   const Real mantissa = whole + static_cast<Real>(frame.v) / scale;
+  // A side with no bound toward infinity: more digits (or an exponent) reach past anything.
+  const bool open_ended =
+      spec.points.empty() && (negative ? !spec.low.present : !spec.high.present);
+  if (open_ended && frame.phase >= kNumZero && frame.phase <= kNumFrac &&
+      (fractions || frame.phase == kNumInt)) {
+    return true;
+  }
   switch (frame.phase) {
     case kNumStart:
       return Meets(spec, -inf, false, inf, false);
@@ -849,85 +836,6 @@ bool Runtime::NumberFinal(const Frame& frame) const {
   }
   return false;
 }
-
-namespace {
-
-enum class NumberMove : uint8_t { kTaken, kRefused, kEnd };
-
-// A byte of the mantissa (sign, integer digits, fraction), or the `e` after it.
-NumberMove MantissaByte(Frame& frame, const NumberSpec& spec, int byte) {
-  const bool bounded = spec.bounded();
-  const bool digit = byte >= '0' && byte <= '9';
-  const bool exponent = (byte == 'e' || byte == 'E') && !spec.integer_only;
-  switch (frame.phase) {
-    case kNumStart:
-    case kNumMinus:
-      if (byte == '-' && frame.phase == kNumStart) {
-        frame.phase = kNumMinus;
-        frame.b |= kNumNegative;
-        return NumberMove::kTaken;
-      }
-      if (!digit) return NumberMove::kRefused;
-      frame.phase = byte == '0' ? kNumZero : kNumInt;
-      frame.u = static_cast<uint64_t>(byte - '0');
-      frame.count = 1;
-      return NumberMove::kTaken;
-    case kNumZero:
-    case kNumInt:
-      if (digit && frame.phase == kNumInt) {
-        if (++frame.count > kMaxBoundedIntDigits && bounded) return NumberMove::kRefused;
-        if (frame.count > kMaxIntDigits) return NumberMove::kRefused;
-        if (frame.count <= kMaxBoundedIntDigits) frame.u = frame.u * 10 + (byte - '0');
-        return NumberMove::kTaken;
-      }
-      if (byte == '.' && (!spec.integer_only || spec.zero_fraction_ok)) {
-        frame.phase = kNumDot;
-        return NumberMove::kTaken;
-      }
-      break;
-    case kNumDot:
-    case kNumFrac:
-      if (digit) {
-        if (spec.integer_only && byte != '0') return NumberMove::kRefused;
-        if (++frame.d > kMaxBoundedFracDigits && bounded) return NumberMove::kRefused;
-        if (frame.d <= kMaxBoundedFracDigits) frame.v = frame.v * 10 + (byte - '0');
-        frame.phase = kNumFrac;
-        return NumberMove::kTaken;
-      }
-      if (frame.phase == kNumDot) return NumberMove::kRefused;
-      break;
-    default:
-      return NumberMove::kRefused;
-  }
-  if (exponent) {
-    frame.phase = kNumE;
-    return NumberMove::kTaken;
-  }
-  return digit ? NumberMove::kRefused : NumberMove::kEnd;
-}
-
-// A byte of the exponent: its sign and at most kMaxExponentDigits digits.
-NumberMove ExponentByte(Frame& frame, int byte) {
-  const bool digit = byte >= '0' && byte <= '9';
-  if (frame.phase == kNumE && (byte == '+' || byte == '-')) {
-    frame.phase = kNumExpSign;
-    if (byte == '-') frame.b |= kNumExponentNegative;
-    return NumberMove::kTaken;
-  }
-  if (frame.phase == kNumExp) {
-    if (!digit) return NumberMove::kEnd;
-    if (++frame.c > kMaxExponentDigits) return NumberMove::kRefused;
-    frame.pad = frame.pad * 10 + static_cast<uint32_t>(byte - '0');
-    return NumberMove::kTaken;
-  }
-  if (!digit) return NumberMove::kRefused;
-  frame.phase = kNumExp;
-  frame.c = 1;
-  frame.pad = static_cast<uint32_t>(byte - '0');
-  return NumberMove::kTaken;
-}
-
-}  // namespace
 
 Runtime::Outcome Runtime::StepNumber(Frame& frame, int byte) {
   const NumberSpec& spec = specs_.values[frame.spec].number;

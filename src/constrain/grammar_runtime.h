@@ -116,6 +116,12 @@ class Runtime {
   // Feeds one thread; survivors are appended to `out`.
   void Feed(Thread& thread, int byte, ThreadSet& out);
   bool CanEnd(const ThreadSet& in);
+  // Pops the complete value on top of `thread` as if its end had been read.
+  void PopValue(Thread& thread) {
+    thread.frames.pop_back();
+    thread.seen.resize(thread.frames.size() * specs_.seen_words);
+    ChildDone(thread);
+  }
   // A superset of the bytes `in` can take next, as four 64-bit words (bit b = byte b): the
   // mask walk skips every subtree whose byte is outside it without stepping. O(threads).
   void NextBytes(const ThreadSet& in, ByteSet& out) const;

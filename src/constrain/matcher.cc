@@ -8,6 +8,7 @@
 #include "grammar_runtime.h"
 #include "grammar_specs.h"
 #include "json_util.h"
+#include "number_lexer.h"
 #include "string_lexer.h"
 #include "token_index.h"
 
@@ -114,6 +115,7 @@ struct Matcher::State {
   bool FastThread(size_t index, std::span<uint32_t> mask);
   void FastString(const grammar::Thread& thread, std::span<uint32_t> mask);
   void FastKey(const grammar::Thread& thread, std::span<uint32_t> mask);
+  bool FastNumber(std::span<uint32_t> mask);
 
   const CompiledGrammar::Impl& grammar;
   grammar::Runtime runtime;
@@ -126,6 +128,7 @@ struct Matcher::State {
   std::vector<grammar::ByteSet> next_bytes;  // per level of a walk
   grammar::Thread thread;
   grammar::Thread loaded;
+  std::string rest;  // the rest of a declared name, with its closing quote
 };
 
 Matcher::Matcher(std::shared_ptr<const CompiledGrammar> grammar)
@@ -322,16 +325,23 @@ void Matcher::State::FastKey(const grammar::Thread& t, std::span<uint32_t> mask)
     mask[token / 32] &= ~(1u << (token % 32));
     if (Accepts(from, grammar.vocabulary->bytes(token))) SetBit(mask, token);
   };
-  for (uint32_t token : cls.escaped_prefix)
-    decide(token);
   const grammar::Frame& object = t.frames[t.frames.size() - 2];
   const uint32_t object_index = grammar.specs.values[object.spec].object;
   if (object_index == grammar::kNone || top.a == grammar::kNone) return;
   const grammar::ObjectSpec& o = grammar.specs.objects[object_index];
+  for (const auto& [token, decoded] : cls.escaped_prefix) {
+    uint32_t node = top.a;
+    for (char c : decoded) {
+      node = o.names.Step(node, static_cast<uint8_t>(c));
+      if (node == grammar::kNone) break;
+    }
+    if (node != grammar::kNone && o.names.literal(node) != grammar::kNone) decide(token);
+  }
   const grammar::FlatTrie& trie = grammar.index->trie;
   const uint32_t depth = o.names.depth(top.a);
   for (uint32_t rank = o.names.first_rank(top.a); rank < o.names.last_rank(top.a); ++rank) {
-    std::string rest = o.properties[o.property_by_rank[rank]].name.substr(depth);
+    const std::string& name = o.properties[o.property_by_rank[rank]].name;
+    rest.assign(name, depth);
     rest.push_back('"');
     const size_t node = trie.Find(rest);
     if (node == SIZE_MAX) continue;
@@ -340,10 +350,66 @@ void Matcher::State::FastKey(const grammar::Thread& t, std::span<uint32_t> mask)
   }
 }
 
+namespace {
+// True when no bound can refuse a number of this sign however it goes on: then the number's
+// tokens are decided by its lexer alone.
+bool BoundsIrrelevant(const grammar::NumberSpec& spec, bool negative) {
+  if (!spec.points.empty()) return false;
+  auto below = [](const grammar::NumberBound& bound, int sign) {
+    // The bound lets every value of this sign through: for `low` on the positive side, bound
+    // < 0 or = 0 inclusive; for `high` on the negative side, bound > 0 or = 0 inclusive.
+    if (!bound.present) return true;
+    const double value =
+        bound.value.is_integer ? static_cast<double>(bound.value.integer) : bound.value.value;
+    return value * sign < 0 || (value == 0 && !bound.exclusive);
+  };
+  return negative ? !spec.low.present && below(spec.high, -1)
+                  : !spec.high.present && below(spec.low, 1);
+}
+}  // namespace
+
+bool Matcher::State::FastNumber(std::span<uint32_t> mask) {
+  const grammar::Frame& top = loaded.frames.back();
+  const grammar::NumberSpec& spec = grammar.specs.values[top.spec].number;
+  if (!BoundsIrrelevant(spec, (top.b & grammar::kNumNegative) != 0)) return false;
+  if (spec.integer_only && top.phase >= grammar::kNumE) return false;
+  const grammar::NumberVariant variant = !spec.integer_only ? grammar::kNumberAny
+                                         : spec.zero_fraction_ok
+                                             ? grammar::kNumberIntegerZeroFraction
+                                             : grammar::kNumberInteger;
+  const grammar::NumberClass& cls =
+      grammar.index->number_classes[variant * grammar::kNumberPhases + top.phase];
+  // Room for the most digits an inside token adds, under the lexer's limits.
+  const bool bounded = spec.bounded();
+  const uint32_t int_room = (bounded ? grammar::kMaxBoundedIntDigits : grammar::kMaxIntDigits);
+  if (top.count + cls.max_int_digits > int_room) return false;
+  if (bounded && top.d + cls.max_frac_digits > grammar::kMaxBoundedFracDigits) return false;
+  if (top.phase >= grammar::kNumE && top.c + cls.max_exp_digits > grammar::kMaxExponentDigits) {
+    return false;
+  }
+  OrInto(mask, cls.inside);
+  thread = loaded;
+  runtime.PopValue(thread);
+  post.Clear();
+  post.Append(thread, grammar.specs.seen_words);
+  Walk(cls.rests, post, [&](uint32_t group) {
+    for (uint32_t token : cls.members[group])
+      SetBit(mask, token);
+  });
+  if (grammar::NumberComplete(top.phase)) {
+    Walk(grammar.index->trie, post, [&](uint32_t token) { SetBit(mask, token); });
+  }
+  return true;
+}
+
 // Handles thread `index` of the current state with a string class when it can; false when
 // the thread must be walked.
 bool Matcher::State::FastThread(size_t index, std::span<uint32_t> mask) {
   const grammar::Frame& top = current.top(index);
+  if (top.kind == FrameKind::kNumber) {
+    current.Load(index, grammar.specs.seen_words, loaded);
+    return FastNumber(mask);
+  }
   if (top.b >= grammar::kLexClassStates) return false;
   const grammar::Specs& specs = grammar.specs;
   if (top.kind == FrameKind::kString) {

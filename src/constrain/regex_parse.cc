@@ -512,14 +512,19 @@ std::vector<PatternTrack> SplitLeadingLookaheads(std::string_view pattern) {
     const size_t close = Scan(pattern, pos, false);
     if (close == std::string_view::npos) break;
     const std::string_view inner = pattern.substr(pos + 3, close - pos - 3);
-    lookaheads.push_back({"^(?:" + std::string(inner) + ")", pattern[pos + 2] == '!'});
+    std::string track = "^(?:";  // appended piecewise: g++ 12 misreads the + chain
+    track += inner;
+    track += ')';
+    lookaheads.push_back({std::move(track), pattern[pos + 2] == '!'});
     pos = close + 1;
   }
   const std::string_view rest = pattern.substr(std::min(pos, pattern.size()));
   if (lookaheads.empty() || Scan(rest, 0, true) != std::string_view::npos) {
     return {{std::string(pattern), false}};
   }
-  std::vector<PatternTrack> tracks = {{"^" + std::string(rest), false}};
+  std::string main_track = "^";
+  main_track += rest;
+  std::vector<PatternTrack> tracks = {{std::move(main_track), false}};
   tracks.insert(tracks.end(), lookaheads.begin(), lookaheads.end());
   return tracks;
 }

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <utility>
 
+#include "number_lexer.h"
 #include "string_lexer.h"
 
 namespace crux::constrain::grammar {
@@ -73,7 +74,7 @@ size_t FlatTrie::memory_bytes() const {
 size_t VocabIndex::memory_bytes() const {
   size_t total = trie.memory_bytes();
   for (const StringClass& c : string_classes) {
-    total += c.inside.size() * 4 + c.suffixes.memory_bytes() + c.escaped_prefix.size() * 4;
+    total += c.inside.size() * 4 + c.suffixes.memory_bytes() + c.escaped_prefix.size() * 40;
     for (const auto& mask : c.inside_at_most)
       total += mask.size() * 4;
     for (const auto& group : c.members)
@@ -89,6 +90,7 @@ struct TokenInString {
   LexResult result = LexResult::kOk;
   size_t close_at = 0;            // byte index of the closing quote
   uint32_t code_points = 0;       // added before the quote (or in all)
+  std::string decoded;            // the bytes the prefix decodes to
   bool backslash_before = false;  // an escape precedes the quote
 };
 
@@ -98,8 +100,9 @@ TokenInString Classify(std::string_view bytes, uint32_t start) {
   uint32_t code = 0;
   struct Sink {
     TokenInString& out;
-    bool Emit(uint8_t, bool lead) {
+    bool Emit(uint8_t byte, bool lead) {
       if (lead) ++out.code_points;
+      out.decoded.push_back(static_cast<char>(byte));
       return true;
     }
     bool Probe(uint32_t, uint32_t) { return true; }
@@ -150,7 +153,7 @@ StringClass BuildClass(const Vocabulary& vocabulary, uint32_t start) {
       }
       continue;
     }
-    if (where.backslash_before) c.escaped_prefix.push_back(id);
+    if (where.backslash_before) c.escaped_prefix.push_back({id, where.decoded});
     const std::string suffix(bytes.substr(where.close_at + 1));
     if (suffix.empty()) {
       c.close_exactly.push_back({id, where.code_points});
@@ -164,6 +167,53 @@ StringClass BuildClass(const Vocabulary& vocabulary, uint32_t start) {
     c.members[entry->second].push_back({id, where.code_points});
   }
   c.suffixes = FlatTrie::Build(std::move(suffix_items));
+  return c;
+}
+
+NumberClass BuildNumberClass(const Vocabulary& vocabulary, NumberVariant variant, uint8_t phase) {
+  NumberClass c;
+  c.inside.assign(vocabulary.mask_words(), 0);
+  NumberSpec spec;
+  spec.integer_only = variant != kNumberAny;
+  spec.zero_fraction_ok = variant == kNumberIntegerZeroFraction;
+  std::map<std::string, uint32_t> groups;
+  std::vector<std::pair<std::string, uint32_t>> rest_items;
+  for (uint32_t id = 0; id < vocabulary.size(); ++id) {
+    if (vocabulary.is_special(id)) continue;
+    const std::string_view bytes = vocabulary.bytes(id);
+    Frame frame;
+    frame.kind = FrameKind::kNumber;
+    frame.phase = phase;
+    size_t end = bytes.size();
+    bool dead = false;
+    for (size_t i = 0; i < bytes.size(); ++i) {
+      const int byte = static_cast<uint8_t>(bytes[i]);
+      const NumberMove move =
+          frame.phase >= kNumE ? ExponentByte(frame, byte) : MantissaByte(frame, spec, byte);
+      if (move == NumberMove::kTaken) continue;
+      dead = move == NumberMove::kRefused || !NumberComplete(frame.phase);
+      end = i;
+      break;
+    }
+    // A token that ends the number at its first byte is the parent's: the matcher walks the
+    // vocabulary's trie from the state after the number for those.
+    if (dead || end == 0) continue;
+    if (end == bytes.size()) {
+      SetBit(c.inside, id);
+      c.max_int_digits = std::max(c.max_int_digits, frame.count);
+      c.max_frac_digits = std::max(c.max_frac_digits, frame.d);
+      c.max_exp_digits = std::max(c.max_exp_digits, frame.c);
+      continue;
+    }
+    const std::string rest(bytes.substr(end));
+    auto [entry, inserted] = groups.try_emplace(rest, static_cast<uint32_t>(c.members.size()));
+    if (inserted) {
+      c.members.emplace_back();
+      rest_items.push_back({rest, entry->second});
+    }
+    c.members[entry->second].push_back(id);
+  }
+  c.rests = FlatTrie::Build(std::move(rest_items));
   return c;
 }
 
@@ -181,6 +231,12 @@ std::shared_ptr<const VocabIndex> Build(const std::shared_ptr<const Vocabulary>&
   index->trie = FlatTrie::Build(std::move(items));
   for (uint32_t state = 0; state < kLexClassStates; ++state) {
     index->string_classes.push_back(BuildClass(*vocabulary, state));
+  }
+  for (int variant = 0; variant < kNumberVariants; ++variant) {
+    for (uint8_t phase = 0; phase < kNumberPhases; ++phase) {
+      index->number_classes.push_back(
+          BuildNumberClass(*vocabulary, static_cast<NumberVariant>(variant), phase));
+    }
   }
   index->build_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "crux/constrain/vocab.h"
@@ -48,15 +49,41 @@ struct StringClass {
   std::vector<std::pair<uint32_t, uint32_t>> close_exactly;  // tokens ending at the quote
   // Closing tokens with a backslash before the quote (their decoded prefix differs from
   // their bytes): checked one by one where the name matters (object keys).
-  std::vector<uint32_t> escaped_prefix;
+  // With what the escapes decode to before the quote: only a name that this decoded prefix
+  // completes is declared, and only then is the token decided one by one.
+  std::vector<std::pair<uint32_t, std::string>> escaped_prefix;
 };
 
 inline constexpr uint32_t kShortMasks = 17;
+
+// Tokens seen from inside a JSON number in one lexer phase, for one kind of number.
+struct NumberClass {
+  std::vector<uint32_t> inside;  // tokens whose bytes all continue the number
+  // The most integer, fraction and exponent digits one inside token adds.
+  uint32_t max_int_digits = 0;
+  uint32_t max_frac_digits = 0;
+  uint32_t max_exp_digits = 0;
+  // Tokens that end the number (in a complete phase) after at least one byte of it and go
+  // on: grouped by the rest, from the byte that ended it; rests trie value g = members[g].
+  // (Tokens that end it at their first byte are walked from the state after the number.)
+  FlatTrie rests;
+  std::vector<std::vector<uint32_t>> members;
+};
+
+// Kinds of numbers with their own lexer.
+enum NumberVariant : uint8_t {
+  kNumberAny,                  // fraction and exponent
+  kNumberInteger,              // digits only (draft 4)
+  kNumberIntegerZeroFraction,  // digits, then `.` and zeros (draft 6 on)
+  kNumberVariants,
+};
+inline constexpr uint32_t kNumberPhases = 9;  // kNumStart .. kNumExp
 
 struct VocabIndex {
   std::shared_ptr<const Vocabulary> vocabulary;
   FlatTrie trie;                            // every allowed (non-special) token
   std::vector<StringClass> string_classes;  // by lexer state, kLexClassStates of them
+  std::vector<NumberClass> number_classes;  // [variant * kNumberPhases + phase]
   size_t max_token_bytes = 0;
   double build_ms = 0;
   size_t memory_bytes() const;
