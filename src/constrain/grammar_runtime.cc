@@ -4,6 +4,7 @@
 #include "grammar_runtime.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -968,16 +969,19 @@ void Runtime::ValueStartBytes(AltsId alts, ByteSet& out) const {
   }
 }
 
-void Runtime::StringBytes(uint32_t lexer, ByteSet& out) const {
+namespace {
+// The bytes a string lexer state can take, one set per state, built once.
+ByteSet LexerBytes(uint32_t lexer) {
+  ByteSet out;
   switch (lexer) {
     case kLexNormal:
       out.SetRange(0x20, 0x7F);
       out.SetRange(0xC2, 0xF4);
-      return;
+      break;
     case kLexEscape:
       for (uint8_t b : {'"', '\\', '/', 'b', 'f', 'n', 'r', 't', 'u'})
         out.Set(b);
-      return;
+      break;
     case kLexHex0:
     case kLexHex1:
     case kLexHex2:
@@ -985,17 +989,29 @@ void Runtime::StringBytes(uint32_t lexer, ByteSet& out) const {
       out.SetRange('0', '9');
       out.SetRange('a', 'f');
       out.SetRange('A', 'F');
-      return;
+      break;
     case kLexHigh:
       out.Set('\\');
-      return;
+      break;
     case kLexHighEscape:
       out.Set('u');
-      return;
+      break;
     default:
       out.SetRange(0x80, 0xBF);
-      return;
+      break;
   }
+  return out;
+}
+}  // namespace
+
+void Runtime::StringBytes(uint32_t lexer, ByteSet& out) const {
+  static const auto lexer_sets = [] {
+    std::array<ByteSet, kLexHighEscape + 1> sets;
+    for (uint32_t state = 0; state <= kLexHighEscape; ++state)
+      sets[state] = LexerBytes(state);
+    return sets;
+  }();
+  out.Add(lexer_sets[std::min<uint32_t>(lexer, kLexHighEscape)]);
 }
 
 void Runtime::ContainerNextBytes(const Frame& top, ByteSet& out) const {
@@ -1037,10 +1053,14 @@ void Runtime::KeyNextBytes(const ThreadSet& in, size_t index, ByteSet& out) cons
     return;
   }
   const ObjectSpec& o = specs_.objects[spec.object];
-  if (!specs_.alts[o.undeclared].empty() || o.pattern_dfa != kNone || top.a == kNone) {
+  if (!specs_.alts[o.undeclared].empty()) {
     StringBytes(kLexNormal, out);
     return;
   }
+  if (o.pattern_dfa != kNone && top.d != kDeadState) {
+    out.Add(specs_.dfa_live_bytes[o.pattern_dfa][top.d]);
+  }
+  if (top.a == kNone) return;
   for (uint32_t i = 0; i < o.names.edge_count(top.a); ++i)
     out.Set(o.names.edge_byte(top.a, i));
 }
@@ -1061,8 +1081,20 @@ void Runtime::ThreadNextBytes(const ThreadSet& in, size_t index, ByteSet& out) c
         out.Set('"');
         return;
       }
-      if (top.b == kLexNormal) out.Set('"');
-      if (top.b == kLexNormal) out.Set('\\');
+      if (top.b == kLexNormal) {
+        out.Set('"');
+        out.Set('\\');
+        const uint32_t dfa = specs_.values[top.spec].string.dfa;
+        if (dfa != kNone) {
+          // Raw bytes go to the automaton as they are (escapes are the backslash above).
+          const ByteSet& live = specs_.dfa_live_bytes[dfa][top.a];
+          ByteSet lexer;
+          StringBytes(kLexNormal, lexer);
+          for (int w = 0; w < 4; ++w)
+            out.words[w] |= live.words[w] & lexer.words[w];
+          return;
+        }
+      }
       StringBytes(top.b, out);
       return;
     case FrameKind::kKey:

@@ -53,21 +53,6 @@ struct Frame {
   bool operator==(const Frame&) const = default;
 };
 
-// 256 bits, one per byte value.
-struct ByteSet {
-  uint64_t words[4] = {0, 0, 0, 0};
-  void Set(uint8_t byte) { words[byte >> 6] |= uint64_t{1} << (byte & 63); }
-  void SetRange(uint8_t first, uint8_t last) {
-    for (unsigned b = first; b <= last; ++b)
-      Set(static_cast<uint8_t>(b));
-  }
-  bool Has(uint8_t byte) const { return (words[byte >> 6] >> (byte & 63) & 1) != 0; }
-  void Add(const ByteSet& other) {
-    for (int i = 0; i < 4; ++i)
-      words[i] |= other.words[i];
-  }
-};
-
 // One parse being built: frames bottom to top, and seen_words bitset words per frame.
 struct Thread {
   std::vector<Frame> frames;

@@ -325,6 +325,17 @@ Expected<Specs> Builder::Build() {
       if (!specs_.alts[alts].empty()) object.undeclared_possible = true;
     }
   }
+  for (const ByteDfa& dfa : specs_.dfas) {
+    std::vector<ByteSet> live(dfa.state_count());
+    for (uint32_t state = 0; state < dfa.state_count(); ++state) {
+      for (int byte = 0; byte < 256; ++byte) {
+        if (dfa.Step(state, static_cast<uint8_t>(byte)) != kDeadState) {
+          live[state].Set(static_cast<uint8_t>(byte));
+        }
+      }
+    }
+    specs_.dfa_live_bytes.push_back(std::move(live));
+  }
   return std::move(specs_);
 }
 

@@ -29,6 +29,21 @@ inline constexpr uint32_t kNone = UINT32_MAX;
 using SpecId = uint32_t;  // index into Specs::values
 using AltsId = uint32_t;  // index into Specs::alts
 
+// 256 bits, one per byte value.
+struct ByteSet {
+  uint64_t words[4] = {0, 0, 0, 0};
+  void Set(uint8_t byte) { words[byte >> 6] |= uint64_t{1} << (byte & 63); }
+  void SetRange(uint8_t first, uint8_t last) {
+    for (unsigned b = first; b <= last; ++b)
+      Set(static_cast<uint8_t>(b));
+  }
+  bool Has(uint8_t byte) const { return (words[byte >> 6] >> (byte & 63) & 1) != 0; }
+  void Add(const ByteSet& other) {
+    for (int i = 0; i < 4; ++i)
+      words[i] |= other.words[i];
+  }
+};
+
 // A set of byte strings as a trie with sorted sparse edges: enum texts, property names.
 class LiteralTrie {
  public:
@@ -169,6 +184,7 @@ struct Specs {
   std::vector<ObjectSpec> objects;
   std::vector<LiteralTrie> literal_sets;
   std::vector<ByteDfa> dfas;
+  std::vector<std::vector<ByteSet>> dfa_live_bytes;  // per automaton and state: bytes not dead
   AltsId root = kNone;
   AltsId any_value = kNone;  // alternatives of an unconstrained value
   size_t seen_words = 1;     // the largest ObjectSpec::seen_words (at least 1)

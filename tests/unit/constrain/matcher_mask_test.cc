@@ -69,6 +69,8 @@ const char* const kSchemas[] = {
     R"({"type":"object","properties":{"id":{"type":"integer","minimum":1,"maximum":999},"name":{"type":"string","maxLength":8},"tags":{"type":"array","items":{"enum":["a","b"]},"maxItems":2}},"required":["id","name"],"additionalProperties":false})",
     R"({"anyOf":[{"type":"string","minLength":2},{"type":"array","items":{"type":"number"}}]})",
     R"({"type":"object","properties":{"a":{"type":"boolean"}}})",
+    R"({"type":"object","properties":{"d":{"type":"string","format":"date"}},"patternProperties":{"^x[0-9]$":{"type":"string","pattern":"^[a-c]+$","maxLength":4}},"additionalProperties":false})",
+    R"({"type":"array","items":{"type":"number","minimum":-2.5,"exclusiveMaximum":100},"maxItems":3})",
     R"({})",
 };
 
