@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "crux/constrain/matcher.h"
@@ -63,6 +64,10 @@ std::vector<std::vector<uint32_t>> ByFirstByte(const Vocabulary& vocab) {
   return out;
 }
 
+// The slowest steps seen, for CRUX_BENCH_SLOWEST=1: (µs, schema file, offset in the text).
+std::vector<std::tuple<double, std::string, size_t>> slowest;
+std::string current_file;
+
 bool WalkInstance(const std::shared_ptr<const CompiledGrammar>& grammar, const Vocabulary& vocab,
                   const std::vector<std::vector<uint32_t>>& by_first, const std::string& text,
                   std::vector<uint32_t>& mask, std::vector<double>& mask_us) {
@@ -72,6 +77,7 @@ bool WalkInstance(const std::shared_ptr<const CompiledGrammar>& grammar, const V
     const auto start = Clock::now();
     matcher.FillMask(mask);
     mask_us.push_back(Micros(start));
+    if (mask_us.back() > 1000) slowest.emplace_back(mask_us.back(), current_file, at);
     auto allowed = [&](uint32_t t) { return (mask[t / 32] >> (t % 32) & 1) != 0; };
     if (at == text.size()) {
       const uint32_t end = vocab.end_of_generation().empty() ? 0 : vocab.end_of_generation()[0];
@@ -99,6 +105,7 @@ void RunFile(const std::filesystem::path& path, const std::shared_ptr<const Voca
   const auto doc = nlohmann::json::parse(buffer.str(), nullptr, false);
   if (doc.is_discarded() || !doc.contains("schema")) return;
   ++totals.files;
+  current_file = path.filename().string();
   const auto start = Clock::now();
   auto ir = crux::constrain::CompileSchema(doc["schema"].dump());
   if (!ir.ok()) return;
@@ -181,5 +188,13 @@ int main(int argc, char** argv) {
   std::printf("mask us (%zu steps)  p50 %.2f  p99 %.2f  p99.9 %.2f  max %.2f\n",
               totals.mask_us.size(), Percentile(totals.mask_us, 50), Percentile(totals.mask_us, 99),
               Percentile(totals.mask_us, 99.9), Percentile(totals.mask_us, 100));
+  if (std::getenv("CRUX_BENCH_SLOWEST") != nullptr) {
+    std::sort(slowest.rbegin(), slowest.rend());
+    for (size_t i = 0; i < slowest.size() && i < 40; ++i) {
+      std::printf("slow %10.1f us  %s at byte %zu\n", std::get<0>(slowest[i]),
+                  std::get<1>(slowest[i]).c_str(), std::get<2>(slowest[i]));
+    }
+    std::printf("steps over 1 ms: %zu\n", slowest.size());
+  }
   return totals.valid_rejected == 0 && totals.invalid_accepted == 0 ? 0 : 1;
 }

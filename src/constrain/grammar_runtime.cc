@@ -170,49 +170,7 @@ uint64_t ThreadSet::Hash() const {
 // ---- Runtime ---------------------------------------------------------------------------------
 
 Runtime::Runtime(const Specs& specs, const GrammarOptions& options)
-    : specs_(specs), options_(options), scratch_(kMaxStartNesting) {
-  points_max_abs_.reserve(specs_.values.size());
-  for (const ValueSpec& spec : specs_.values) {
-    Real largest = 0;
-    for (const SchemaNumber& point : spec.number.points) {
-      largest = std::max(largest, std::fabs(ToReal(point)));
-    }
-    points_max_abs_.push_back(largest);
-  }
-  // Fewest code points from each DFA state to one where every source matches (0-1 BFS on
-  // the reversed automaton: a lead byte costs one code point, a continuation byte nothing).
-  for (const ByteDfa& dfa : specs_.dfas) {
-    const size_t n = dfa.state_count();
-    min_to_accept_offsets_.push_back(static_cast<uint32_t>(min_to_accept_.size()));
-    std::vector<uint32_t> distance(n, UINT32_MAX);
-    std::vector<std::vector<std::pair<uint32_t, uint8_t>>> reverse(n);
-    for (uint32_t s = 0; s < n; ++s) {
-      for (int byte = 0; byte < 256; ++byte) {
-        const uint32_t t = dfa.Step(s, static_cast<uint8_t>(byte));
-        if (t != kDeadState) reverse[t].push_back({s, static_cast<uint8_t>(byte)});
-      }
-    }
-    std::vector<uint32_t> queue;
-    for (uint32_t s = 0; s < n; ++s) {
-      if (dfa.MatchesAll(s)) {
-        distance[s] = 0;
-        queue.push_back(s);
-      }
-    }
-    // Bellman-style relaxation in rounds: weights are 0/1, so repeat until stable.
-    for (size_t head = 0; head < queue.size(); ++head) {
-      const uint32_t t = queue[head];
-      for (auto [s, byte] : reverse[t]) {
-        const uint32_t weight = (byte & 0xC0) == 0x80 ? 0 : 1;
-        if (distance[t] + weight < distance[s]) {
-          distance[s] = distance[t] + weight;
-          queue.push_back(s);
-        }
-      }
-    }
-    min_to_accept_.insert(min_to_accept_.end(), distance.begin(), distance.end());
-  }
-}
+    : specs_(specs), options_(options), scratch_(kMaxStartNesting) {}
 
 void Runtime::Start(ThreadSet& out) const {
   out.Clear();
@@ -612,7 +570,7 @@ bool Runtime::StringChar(Frame& frame, uint8_t byte, bool lead) {
   const ByteDfa& dfa = specs_.dfas[spec.dfa];
   frame.a = dfa.Step(frame.a, byte);
   if (frame.a == kDeadState) return false;
-  const uint32_t to_accept = min_to_accept_[min_to_accept_offsets_[spec.dfa] + frame.a];
+  const uint32_t to_accept = specs_.dfa_min_to_accept[spec.dfa][frame.a];
   if (to_accept == UINT32_MAX) return false;
   return spec.max_length == UINT64_MAX || frame.count + uint64_t{to_accept} <= spec.max_length;
 }
@@ -622,7 +580,7 @@ bool Runtime::StringProbe(const Frame& frame, uint32_t first, uint32_t last) con
   if (uint64_t{frame.count} + 1 > spec.max_length) return false;
   if (spec.dfa == kNone) return true;
   const ByteDfa& dfa = specs_.dfas[spec.dfa];
-  const uint32_t* to_accept = min_to_accept_.data() + min_to_accept_offsets_[spec.dfa];
+  const uint32_t* to_accept = specs_.dfa_min_to_accept[spec.dfa].data();
   return AnyLeadByte(first, last, [&](uint8_t b) {
     const uint32_t next = dfa.Step(frame.a, b);
     return next != kDeadState && to_accept[next] != UINT32_MAX &&
@@ -775,7 +733,7 @@ bool Runtime::NumberViable(const Frame& frame) const {
         if (MeetsMagnitude(spec, negative, a, b, false)) return true;
         if (!negative && spec.high.present && a > ToReal(spec.high.value)) return false;
         if (negative && spec.low.present && -a < ToReal(spec.low.value)) return false;
-        if (!spec.points.empty() && a > points_max_abs_[frame.spec]) return false;
+        if (!spec.points.empty() && a > specs_.points_max_abs[frame.spec]) return false;
       }
       return false;
     }

@@ -101,6 +101,12 @@ class Runtime {
   // Feeds one thread; survivors are appended to `out`.
   void Feed(Thread& thread, int byte, ThreadSet& out);
   bool CanEnd(const ThreadSet& in);
+  // One byte for a string frame alone (its parents untouched): 1 taken, 0 refused, 2 the
+  // closing quote, with the string complete.
+  int StepStringOnly(Frame& frame, int byte) {
+    const Outcome outcome = StepString(frame, byte);
+    return outcome == Outcome::kConsumed ? 1 : outcome == Outcome::kDone ? 2 : 0;
+  }
   // Pops the complete value on top of `thread` as if its end had been read.
   void PopValue(Thread& thread) {
     thread.frames.pop_back();
@@ -155,9 +161,6 @@ class Runtime {
 
   const Specs& specs_;
   GrammarOptions options_;
-  std::vector<uint32_t> min_to_accept_offsets_;  // per DFA, into min_to_accept_
-  std::vector<uint32_t> min_to_accept_;          // code points to a state where all match
-  std::vector<long double> points_max_abs_;      // per spec: the largest |enum number|
   static constexpr size_t kMaxStartNesting = 4;
   std::vector<Thread> scratch_;  // per StartValue nesting level (a value starts inside one)
   size_t scratch_depth_ = 0;

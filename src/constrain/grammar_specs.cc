@@ -211,6 +211,38 @@ class Builder {
   std::vector<bool> property_names_reported_;
 };
 
+// Fewest code points from each state of `dfa` to one where every source matches (0-1 BFS on
+// the reversed automaton: a lead byte costs one code point, a continuation byte nothing).
+std::vector<uint32_t> MinToAccept(const ByteDfa& dfa) {
+  const size_t n = dfa.state_count();
+  std::vector<uint32_t> distance(n, UINT32_MAX);
+  std::vector<std::vector<std::pair<uint32_t, uint8_t>>> reverse(n);
+  for (uint32_t s = 0; s < n; ++s) {
+    for (int byte = 0; byte < 256; ++byte) {
+      const uint32_t t = dfa.Step(s, static_cast<uint8_t>(byte));
+      if (t != kDeadState) reverse[t].push_back({s, static_cast<uint8_t>(byte)});
+    }
+  }
+  std::vector<uint32_t> queue;
+  for (uint32_t s = 0; s < n; ++s) {
+    if (dfa.MatchesAll(s)) {
+      distance[s] = 0;
+      queue.push_back(s);
+    }
+  }
+  for (size_t head = 0; head < queue.size(); ++head) {
+    const uint32_t t = queue[head];
+    for (auto [s, byte] : reverse[t]) {
+      const uint32_t weight = (byte & 0xC0) == 0x80 ? 0 : 1;
+      if (distance[t] + weight < distance[s]) {
+        distance[s] = distance[t] + weight;
+        queue.push_back(s);
+      }
+    }
+  }
+  return distance;
+}
+
 NodeId Builder::NewNode(const std::string& pointer) {
   ir_.nodes.emplace_back();
   ir_.pointers.push_back(pointer);
@@ -335,6 +367,17 @@ Expected<Specs> Builder::Build() {
       }
     }
     specs_.dfa_live_bytes.push_back(std::move(live));
+  }
+  for (const ByteDfa& dfa : specs_.dfas)
+    specs_.dfa_min_to_accept.push_back(MinToAccept(dfa));
+  for (const ValueSpec& spec : specs_.values) {
+    long double largest = 0;
+    for (const SchemaNumber& point : spec.number.points) {
+      const long double p = point.is_integer ? static_cast<long double>(point.integer)
+                                             : static_cast<long double>(point.value);
+      largest = std::max(largest, p < 0 ? -p : p);
+    }
+    specs_.points_max_abs.push_back(largest);
   }
   return std::move(specs_);
 }

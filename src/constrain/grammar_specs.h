@@ -185,6 +185,10 @@ struct Specs {
   std::vector<LiteralTrie> literal_sets;
   std::vector<ByteDfa> dfas;
   std::vector<std::vector<ByteSet>> dfa_live_bytes;  // per automaton and state: bytes not dead
+  // Per automaton and state: the fewest code points to a state where every source matches
+  // (UINT32_MAX: none).
+  std::vector<std::vector<uint32_t>> dfa_min_to_accept;
+  std::vector<long double> points_max_abs;  // per spec: the largest |enum number|
   AltsId root = kNone;
   AltsId any_value = kNone;  // alternatives of an unconstrained value
   size_t seen_words = 1;     // the largest ObjectSpec::seen_words (at least 1)

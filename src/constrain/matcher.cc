@@ -112,10 +112,18 @@ struct Matcher::State {
 
   template <typename OnValue>
   void Walk(const grammar::FlatTrie& trie, const ThreadSet& start, OnValue on_value);
+  template <typename OnValue>
+  void WalkRange(const grammar::FlatTrie& trie, const ThreadSet& start, size_t begin, size_t end,
+                 size_t base, OnValue on_value);
+  void FrameStringWalk(std::span<uint32_t> mask);
+  struct StringLevel;
+  int StepLevel(StringLevel& level, uint8_t byte, grammar::Frame& frame, const ByteDfa* dfa,
+                const uint32_t* to_accept);
   bool FastThread(size_t index, std::span<uint32_t> mask);
   void FastString(const grammar::Thread& thread, std::span<uint32_t> mask);
   void FastKey(const grammar::Thread& thread, std::span<uint32_t> mask);
   bool FastNumber(std::span<uint32_t> mask);
+  void ClosingOneByOne(const grammar::Thread& thread, std::span<uint32_t> mask);
 
   const CompiledGrammar::Impl& grammar;
   grammar::Runtime runtime;
@@ -129,6 +137,14 @@ struct Matcher::State {
   grammar::Thread thread;
   grammar::Thread loaded;
   std::string rest;  // the rest of a declared name, with its closing quote
+  // Per level of a string walk: the string frame's changing fields.
+  struct StringLevel {
+    uint32_t dfa;
+    uint32_t lexer;
+    uint32_t code;
+    uint32_t count;
+  };
+  std::vector<StringLevel> string_levels;
 };
 
 Matcher::Matcher(std::shared_ptr<const CompiledGrammar> grammar)
@@ -251,20 +267,27 @@ void OrInto(std::span<uint32_t> mask, const std::vector<uint32_t>& bits) {
 
 template <typename OnValue>
 void Matcher::State::Walk(const grammar::FlatTrie& trie, const ThreadSet& start, OnValue on_value) {
+  WalkRange(trie, start, 0, trie.size(), 0, on_value);
+}
+
+// Walks the nodes [begin, end) of `trie`, a subtree whose nodes lie below depth `base`, from
+// state `start` at that depth.
+template <typename OnValue>
+void Matcher::State::WalkRange(const grammar::FlatTrie& trie, const ThreadSet& start, size_t begin,
+                               size_t end, size_t base, OnValue on_value) {
   if (levels.size() < trie.max_depth + 1) {
     levels.resize(trie.max_depth + 1);
     next_bytes.resize(trie.max_depth + 1);
   }
-  runtime.NextBytes(start, next_bytes[0]);
-  const size_t n = trie.size();
-  for (size_t i = 0; i < n;) {
+  runtime.NextBytes(start, next_bytes[base]);
+  for (size_t i = begin; i < end;) {
     const size_t depth = trie.depth[i];
     // A byte outside the parent state's possible next bytes needs no step.
     if (!next_bytes[depth - 1].Has(trie.byte[i])) {
       i = trie.skip[i];
       continue;
     }
-    const ThreadSet& parent = depth == 1 ? start : levels[depth - 1];
+    const ThreadSet& parent = depth == base + 1 ? start : levels[depth - 1];
     if (!runtime.Step(parent, trie.byte[i], levels[depth])) {
       i = trie.skip[i];
       continue;
@@ -272,6 +295,76 @@ void Matcher::State::Walk(const grammar::FlatTrie& trie, const ThreadSet& start,
     for (uint32_t k = trie.begin[i]; k < trie.begin[i + 1]; ++k)
       on_value(trie.values[k]);
     if (trie.skip[i] > i + 1) runtime.NextBytes(levels[depth], next_bytes[depth]);
+    ++i;
+  }
+}
+
+// A string with a pattern, a format or a length bound too close for the string classes: the
+// trie is walked with the string frame alone (a 48-byte copy per level), and only the
+// subtrees below a closing quote with the whole state after the string.
+// One byte for the string of a FrameStringWalk: 1 taken, 0 refused, 2 the closing quote.
+// Raw UTF-8 text takes the inline path; escapes and the quote go through the recogniser.
+int Matcher::State::StepLevel(StringLevel& level, uint8_t byte, grammar::Frame& frame,
+                              const ByteDfa* dfa, const uint32_t* to_accept) {
+  const uint64_t max_length = grammar.specs.values[frame.spec].string.max_length;
+  const bool plain =
+      level.lexer == grammar::kLexNormal && byte >= 0x20 && byte != '"' && byte != '\\';
+  if (!plain && (level.lexer < grammar::kLexCont1 || level.lexer >= grammar::kLexEscape)) {
+    frame.a = level.dfa;
+    frame.b = level.lexer;
+    frame.c = level.code;
+    frame.count = level.count;
+    const int taken = runtime.StepStringOnly(frame, byte);
+    level = {frame.a, frame.b, frame.c, frame.count};
+    return taken;
+  }
+  bool lead = false;
+  if (level.lexer != grammar::kLexNormal) {
+    if (!grammar::ContinuationState(level.lexer, byte)) return 0;
+  } else {
+    lead = true;
+    if (byte >= 0x80 && !grammar::LeadState(byte, level.lexer)) return 0;
+  }
+  if (lead && ++level.count > max_length) return 0;
+  if (dfa == nullptr) return 1;
+  level.dfa = dfa->Step(level.dfa, byte);
+  const uint32_t left = level.dfa == kDeadState ? UINT32_MAX : to_accept[level.dfa];
+  if (left == UINT32_MAX) return 0;
+  return max_length == UINT64_MAX || uint64_t{level.count} + left <= max_length ? 1 : 0;
+}
+
+void Matcher::State::FrameStringWalk(std::span<uint32_t> mask) {
+  const grammar::FlatTrie& trie = grammar.index->trie;
+  if (string_levels.size() < trie.max_depth + 1) string_levels.resize(trie.max_depth + 1);
+  grammar::Frame frame = loaded.frames.back();
+  string_levels[0] = {frame.a, frame.b, frame.c, frame.count};
+  thread = loaded;
+  runtime.PopValue(thread);
+  post.Clear();
+  post.Append(thread, grammar.specs.seen_words);
+  const grammar::StringSpec& spec = grammar.specs.values[frame.spec].string;
+  const ByteDfa* dfa = spec.dfa == grammar::kNone ? nullptr : &grammar.specs.dfas[spec.dfa];
+  const uint32_t* to_accept =
+      dfa == nullptr ? nullptr : grammar.specs.dfa_min_to_accept[spec.dfa].data();
+  auto set = [&](uint32_t token) { SetBit(mask, token); };
+  const size_t n = trie.size();
+  for (size_t i = 0; i < n;) {
+    const size_t depth = trie.depth[i];
+    StringLevel level = string_levels[depth - 1];
+    const uint8_t byte = trie.byte[i];
+    const int taken = StepLevel(level, byte, frame, dfa, to_accept);
+    if (taken == 0) {
+      i = trie.skip[i];
+      continue;
+    }
+    for (uint32_t k = trie.begin[i]; k < trie.begin[i + 1]; ++k)
+      set(trie.values[k]);
+    if (taken == 2) {
+      if (trie.skip[i] > i + 1) WalkRange(trie, post, i + 1, trie.skip[i], depth, set);
+      i = trie.skip[i];
+      continue;
+    }
+    string_levels[depth] = level;
     ++i;
   }
 }
@@ -297,6 +390,22 @@ void Matcher::State::FastString(const grammar::Thread& t, std::span<uint32_t> ma
   };
   admit(cls.close_exactly);
   Walk(cls.suffixes, post, [&](uint32_t group) { admit(cls.members[group]); });
+}
+
+void Matcher::State::ClosingOneByOne(const grammar::Thread& t, std::span<uint32_t> mask) {
+  const grammar::StringClass& cls = grammar.index->string_classes[t.frames.back().b];
+  ThreadSet& from = single;
+  from.Clear();
+  from.Append(t, grammar.specs.seen_words);
+  auto decide = [&](uint32_t token) {
+    if (Accepts(from, grammar.vocabulary->bytes(token))) SetBit(mask, token);
+  };
+  for (auto [token, code_points] : cls.close_exactly)
+    decide(token);
+  for (const auto& group : cls.members) {
+    for (auto [token, code_points] : group)
+      decide(token);
+  }
 }
 
 void Matcher::State::FastKey(const grammar::Thread& t, std::span<uint32_t> mask) {
@@ -410,11 +519,14 @@ bool Matcher::State::FastThread(size_t index, std::span<uint32_t> mask) {
     current.Load(index, grammar.specs.seen_words, loaded);
     return FastNumber(mask);
   }
-  if (top.b >= grammar::kLexClassStates) return false;
   const grammar::Specs& specs = grammar.specs;
-  if (top.kind == FrameKind::kString) {
+  if (top.kind == FrameKind::kString && top.phase != 0xFF) {
     const grammar::StringSpec& spec = specs.values[top.spec].string;
-    if (spec.dfa != grammar::kNone) return false;
+    if (spec.dfa != grammar::kNone || top.b >= grammar::kLexClassStates) {
+      current.Load(index, specs.seen_words, loaded);
+      FrameStringWalk(mask);
+      return true;
+    }
     const grammar::StringClass& cls = grammar.index->string_classes[top.b];
     const uint64_t remaining =
         spec.max_length == UINT64_MAX ? UINT64_MAX : spec.max_length - top.count;
@@ -423,19 +535,28 @@ bool Matcher::State::FastThread(size_t index, std::span<uint32_t> mask) {
     } else if (top.b == grammar::kLexNormal && remaining < grammar::kShortMasks) {
       OrInto(mask, cls.inside_at_most[remaining]);
     } else {
-      return false;
+      current.Load(index, specs.seen_words, loaded);
+      FrameStringWalk(mask);
+      return true;
     }
     current.Load(index, specs.seen_words, loaded);
     FastString(loaded, mask);
     return true;
   }
-  if (top.kind != FrameKind::kKey) return false;
+  if (top.kind != FrameKind::kKey || top.b >= grammar::kLexClassStates) return false;
   current.Load(index, specs.seen_words, loaded);
   const grammar::Frame& object = loaded.frames[loaded.frames.size() - 2];
   const uint32_t object_index = specs.values[object.spec].object;
   if (object_index != grammar::kNone) {
     const grammar::ObjectSpec& o = specs.objects[object_index];
-    if (o.pattern_dfa != grammar::kNone || specs.alts[o.undeclared].empty()) return false;
+    if (specs.alts[o.undeclared].empty()) return false;
+    if (o.pattern_dfa != grammar::kNone) {
+      // Any name can be written, but which patterns it matches decides its value: the tokens
+      // that close it are decided one by one.
+      OrInto(mask, grammar.index->string_classes[top.b].inside);
+      ClosingOneByOne(loaded, mask);
+      return true;
+    }
   }
   OrInto(mask, grammar.index->string_classes[top.b].inside);
   FastKey(loaded, mask);
