@@ -115,7 +115,14 @@ struct Matcher::State {
   template <typename OnValue>
   void WalkRange(const grammar::FlatTrie& trie, const ThreadSet& start, size_t begin, size_t end,
                  size_t base, OnValue on_value);
-  void FrameStringWalk(std::span<uint32_t> mask);
+  struct WalkGroup {
+    grammar::Frame top;
+    ThreadSet posts;  // each member thread after its string
+  };
+  void DeferStringWalk();
+  void FrameStringWalk(WalkGroup& group, std::span<uint32_t> mask);
+  std::vector<WalkGroup> walk_groups;
+  size_t walk_group_count = 0;
   struct StringLevel;
   int StepLevel(StringLevel& level, uint8_t byte, grammar::Frame& frame, const ByteDfa* dfa,
                 const uint32_t* to_accept);
@@ -333,15 +340,31 @@ int Matcher::State::StepLevel(StringLevel& level, uint8_t byte, grammar::Frame& 
   return max_length == UINT64_MAX || uint64_t{level.count} + left <= max_length ? 1 : 0;
 }
 
-void Matcher::State::FrameStringWalk(std::span<uint32_t> mask) {
-  const grammar::FlatTrie& trie = grammar.index->trie;
-  if (string_levels.size() < trie.max_depth + 1) string_levels.resize(trie.max_depth + 1);
-  grammar::Frame frame = loaded.frames.back();
-  string_levels[0] = {frame.a, frame.b, frame.c, frame.count};
+// Defers the string walk of the thread in `loaded`: threads whose strings are in the same
+// state (alternatives that differ only below the string) share one walk.
+void Matcher::State::DeferStringWalk() {
+  const grammar::Frame& top = loaded.frames.back();
+  size_t group = 0;
+  while (group < walk_group_count && !(walk_groups[group].top == top))
+    ++group;
+  if (group == walk_group_count) {
+    if (walk_groups.size() <= group) walk_groups.emplace_back();
+    walk_groups[group].top = top;
+    walk_groups[group].posts.Clear();
+    ++walk_group_count;
+  }
   thread = loaded;
   runtime.PopValue(thread);
-  post.Clear();
-  post.Append(thread, grammar.specs.seen_words);
+  walk_groups[group].posts.Append(thread, grammar.specs.seen_words);
+}
+
+void Matcher::State::FrameStringWalk(WalkGroup& group, std::span<uint32_t> mask) {
+  const grammar::FlatTrie& trie = grammar.index->trie;
+  if (string_levels.size() < trie.max_depth + 1) string_levels.resize(trie.max_depth + 1);
+  grammar::Frame frame = group.top;
+  string_levels[0] = {frame.a, frame.b, frame.c, frame.count};
+  group.posts.Dedupe(grammar.specs.seen_words);
+  const ThreadSet& after = group.posts;
   const grammar::StringSpec& spec = grammar.specs.values[frame.spec].string;
   const ByteDfa* dfa = spec.dfa == grammar::kNone ? nullptr : &grammar.specs.dfas[spec.dfa];
   const uint32_t* to_accept =
@@ -360,7 +383,7 @@ void Matcher::State::FrameStringWalk(std::span<uint32_t> mask) {
     for (uint32_t k = trie.begin[i]; k < trie.begin[i + 1]; ++k)
       set(trie.values[k]);
     if (taken == 2) {
-      if (trie.skip[i] > i + 1) WalkRange(trie, post, i + 1, trie.skip[i], depth, set);
+      if (trie.skip[i] > i + 1) WalkRange(trie, after, i + 1, trie.skip[i], depth, set);
       i = trie.skip[i];
       continue;
     }
@@ -524,7 +547,7 @@ bool Matcher::State::FastThread(size_t index, std::span<uint32_t> mask) {
     const grammar::StringSpec& spec = specs.values[top.spec].string;
     if (spec.dfa != grammar::kNone || top.b >= grammar::kLexClassStates) {
       current.Load(index, specs.seen_words, loaded);
-      FrameStringWalk(mask);
+      DeferStringWalk();
       return true;
     }
     const grammar::StringClass& cls = grammar.index->string_classes[top.b];
@@ -536,7 +559,7 @@ bool Matcher::State::FastThread(size_t index, std::span<uint32_t> mask) {
       OrInto(mask, cls.inside_at_most[remaining]);
     } else {
       current.Load(index, specs.seen_words, loaded);
-      FrameStringWalk(mask);
+      DeferStringWalk();
       return true;
     }
     current.Load(index, specs.seen_words, loaded);
@@ -569,11 +592,14 @@ bool Matcher::FillMask(std::span<uint32_t> mask) {
   if (terminated_ || impl.index == nullptr) return false;
   State& s = *state_;
   s.slow.Clear();
+  s.walk_group_count = 0;
   for (size_t i = 0; i < s.current.size(); ++i) {
     if (s.FastThread(i, mask)) continue;
     s.current.Load(i, impl.specs.seen_words, s.thread);
     s.slow.Append(s.thread, impl.specs.seen_words);
   }
+  for (size_t g = 0; g < s.walk_group_count; ++g)
+    s.FrameStringWalk(s.walk_groups[g], mask);
   if (!s.slow.empty()) {
     s.Walk(impl.index->trie, s.slow, [&](uint32_t token) { SetBit(mask, token); });
   }
