@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -190,6 +191,16 @@ int main(int argc, char** argv) {
               Percentile(totals.mask_us, 99.9), Percentile(totals.mask_us, 100));
   if (std::getenv("CRUX_BENCH_SLOWEST") != nullptr) {
     std::sort(slowest.rbegin(), slowest.rend());
+    std::map<std::string, size_t> by_file;
+    for (const auto& entry : slowest)
+      ++by_file[std::get<1>(entry)];
+    std::vector<std::pair<size_t, std::string>> ranked;
+    for (const auto& [file, count] : by_file)
+      ranked.push_back({count, file});
+    std::sort(ranked.rbegin(), ranked.rend());
+    for (size_t i = 0; i < ranked.size() && i < 15; ++i) {
+      std::printf("over 1 ms %6zu steps  %s\n", ranked[i].first, ranked[i].second.c_str());
+    }
     for (size_t i = 0; i < slowest.size() && i < 40; ++i) {
       std::printf("slow %10.1f us  %s at byte %zu\n", std::get<0>(slowest[i]),
                   std::get<1>(slowest[i]).c_str(), std::get<2>(slowest[i]));

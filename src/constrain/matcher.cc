@@ -555,7 +555,7 @@ bool Matcher::State::FastThread(size_t index, std::span<uint32_t> mask) {
         spec.max_length == UINT64_MAX ? UINT64_MAX : spec.max_length - top.count;
     if (remaining >= cls.max_inside_code_points) {
       OrInto(mask, cls.inside);
-    } else if (top.b == grammar::kLexNormal && remaining < grammar::kShortMasks) {
+    } else if (top.b == grammar::kLexNormal && remaining < cls.inside_at_most.size()) {
       OrInto(mask, cls.inside_at_most[remaining]);
     } else {
       current.Load(index, specs.seen_words, loaded);

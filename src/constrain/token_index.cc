@@ -136,7 +136,7 @@ StringClass BuildClass(const Vocabulary& vocabulary, uint32_t start) {
   StringClass c;
   const size_t words = vocabulary.mask_words();
   c.inside.assign(words, 0);
-  if (start == kLexNormal) c.inside_at_most.assign(kShortMasks, std::vector<uint32_t>(words, 0));
+  std::vector<std::vector<uint32_t>> by_code_points;  // inside tokens, by code points added
   std::map<std::string, uint32_t> groups;
   std::vector<std::pair<std::string, uint32_t>> suffix_items;
   for (uint32_t id = 0; id < vocabulary.size(); ++id) {
@@ -147,9 +147,10 @@ StringClass BuildClass(const Vocabulary& vocabulary, uint32_t start) {
     if (where.result == LexResult::kOk) {
       SetBit(c.inside, id);
       c.max_inside_code_points = std::max(c.max_inside_code_points, where.code_points);
-      if (start == kLexNormal) {
-        for (uint32_t k = where.code_points; k < kShortMasks; ++k)
-          SetBit(c.inside_at_most[k], id);
+      if (start == kLexNormal && where.code_points < kMaxLengthMasks) {
+        if (by_code_points.size() <= where.code_points)
+          by_code_points.resize(where.code_points + 1);
+        by_code_points[where.code_points].push_back(id);
       }
       continue;
     }
@@ -167,6 +168,13 @@ StringClass BuildClass(const Vocabulary& vocabulary, uint32_t start) {
     c.members[entry->second].push_back({id, where.code_points});
   }
   c.suffixes = FlatTrie::Build(std::move(suffix_items));
+  // Each mask adds the tokens one code point longer to the one before.
+  std::vector<uint32_t> running(words, 0);
+  for (const std::vector<uint32_t>& tokens : by_code_points) {
+    for (uint32_t id : tokens)
+      SetBit(running, id);
+    c.inside_at_most.push_back(running);
+  }
   return c;
 }
 

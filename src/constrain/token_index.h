@@ -40,7 +40,8 @@ struct StringClass {
   // largest number of code points one of them adds.
   std::vector<uint32_t> inside;
   uint32_t max_inside_code_points = 0;
-  // For the start state only: inside tokens of at most k code points, k < kShortMasks.
+  // For the start state only: inside tokens of at most k code points, for k up to the
+  // longest inside token (at most kMaxLengthMasks), so that any length bound is a copy.
   std::vector<std::vector<uint32_t>> inside_at_most;
   // Tokens that close the string, grouped by what follows the closing quote: group g has
   // suffix trie values g; members[g] = (token, code points before the quote).
@@ -54,7 +55,7 @@ struct StringClass {
   std::vector<std::pair<uint32_t, std::string>> escaped_prefix;
 };
 
-inline constexpr uint32_t kShortMasks = 17;
+inline constexpr uint32_t kMaxLengthMasks = 256;
 
 // Tokens seen from inside a JSON number in one lexer phase, for one kind of number.
 struct NumberClass {
