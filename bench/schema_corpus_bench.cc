@@ -113,7 +113,8 @@ void RunFile(const std::filesystem::path& path, const std::shared_ptr<const Voca
   auto grammar = CompiledGrammar::Compile(*ir, vocab);
   if (!grammar.ok()) return;
   totals.compile_us.push_back(Micros(start));
-  if (totals.compile_us.back() > 50000) slowest.emplace_back(totals.compile_us.back(), "compile " + current_file, 0);
+  if (totals.compile_us.back() > 50000)
+    slowest.emplace_back(totals.compile_us.back(), "compile " + current_file, 0);
   ++totals.compiled;
   bool walked = false;
   for (const auto& test : doc.value("tests", nlohmann::json::array())) {
