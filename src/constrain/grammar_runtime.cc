@@ -585,8 +585,7 @@ bool Runtime::StringProbe(const Frame& frame, uint32_t first, uint32_t last) con
     const uint32_t next = dfa.Step(frame.a, b);
     return next != kDeadState && to_accept[next] != UINT32_MAX &&
            (spec.max_length == UINT64_MAX ||
-            uint64_t{frame.count} + 1 + (to_accept[next] > 0 ? to_accept[next] - 1 : 0) <=
-                spec.max_length);
+            uint64_t{frame.count} + 1 + to_accept[next] <= spec.max_length);
   });
 }
 

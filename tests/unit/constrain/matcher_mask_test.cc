@@ -71,6 +71,7 @@ const char* const kSchemas[] = {
     R"({"type":"object","properties":{"a":{"type":"boolean"}}})",
     R"({"type":"object","properties":{"d":{"type":"string","format":"date"}},"patternProperties":{"^x[0-9]$":{"type":"string","pattern":"^[a-c]+$","maxLength":4}},"additionalProperties":false})",
     R"({"type":"array","items":{"type":"number","minimum":-2.5,"exclusiveMaximum":100},"maxItems":3})",
+    R"({"type":"array","items":{"anyOf":[{"type":"string","pattern":"^a+$"},{"type":"string","pattern":"b","maxLength":5},{"type":"string","format":"ipv4"}]},"maxItems":3})",
     R"({})",
 };
 
