@@ -154,19 +154,6 @@ void ThreadSet::Dedupe(size_t seen_words) {
   seen_.resize(starts_.back() * seen_words);
 }
 
-uint64_t ThreadSet::Hash() const {
-  uint64_t hash = 1469598103934665603ull;
-  auto mix = [&hash](const void* data, size_t size) {
-    const auto* bytes = static_cast<const unsigned char*>(data);
-    for (size_t i = 0; i < size; ++i)
-      hash = (hash ^ bytes[i]) * 1099511628211ull;
-  };
-  mix(frames_.data(), frames_.size() * sizeof(Frame));
-  mix(seen_.data(), seen_.size() * sizeof(uint64_t));
-  mix(starts_.data(), starts_.size() * sizeof(uint32_t));
-  return hash;
-}
-
 // ---- Runtime ---------------------------------------------------------------------------------
 
 Runtime::Runtime(const Specs& specs, const GrammarOptions& options)

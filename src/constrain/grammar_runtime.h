@@ -70,17 +70,32 @@ class ThreadSet {
     starts_.clear();
   }
   void Append(const Thread& thread, size_t seen_words);
+  // Buffer sizes, to give copies room in advance.
+  struct Shape {
+    size_t frames = 0;
+    size_t seen = 0;
+    size_t starts = 0;
+  };
+  Shape shape() const { return {frames_.size(), seen_.size(), starts_.size()}; }
+  // Becomes a copy of `other` with room for states up to `room`: a history slot that later
+  // receives a larger state (up to `room`) then reuses its buffers.
+  void CopyWithRoom(const ThreadSet& other, const Shape& room) {
+    frames_.reserve(room.frames);
+    seen_.reserve(room.seen);
+    starts_.reserve(room.starts);
+    frames_ = other.frames_;
+    seen_ = other.seen_;
+    starts_ = other.starts_;
+  }
   void Load(size_t index, size_t seen_words, Thread& out) const;
   // Removes threads equal to an earlier one.
   void Dedupe(size_t seen_words);
-  bool operator==(const ThreadSet&) const = default;
   size_t memory_bytes() const {
     return frames_.capacity() * sizeof(Frame) + seen_.capacity() * 8 + starts_.capacity() * 4;
   }
   const Frame& top(size_t index) const { return frames_[starts_[index + 1] - 1]; }
   size_t depth(size_t index) const { return starts_[index + 1] - starts_[index]; }
   const Frame& frame(size_t index, size_t level) const { return frames_[starts_[index] + level]; }
-  uint64_t Hash() const;
 
  private:
   bool Equal(size_t i, size_t j, size_t seen_words) const;

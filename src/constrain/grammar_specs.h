@@ -78,7 +78,6 @@ class LiteralTrie {
   uint32_t depth(uint32_t node) const { return nodes_[node].depth; }
   // The rank (position in byte order) of literal `index`.
   uint32_t rank(uint32_t index) const { return ranks_[index]; }
-  bool empty() const { return nodes_.size() <= 1 && nodes_[0].literal == kNone; }
   size_t memory_bytes() const;
 
  private:

@@ -81,12 +81,15 @@ struct Matcher::State {
 
   void Push() {
     if (history.size() < kHistory) history.resize(std::min(kHistory, history.size() + 16));
-    if (history_count == kHistory) {
-      history[history_next] = current;
-    } else {
-      history[history_next] = current;
-      ++history_count;
+    // Slots get room for twice the largest state seen, so that once the states of a document
+    // stop growing, recording one allocates nothing.
+    const ThreadSet::Shape shape = current.shape();
+    if (shape.frames > room.frames || shape.seen > room.seen || shape.starts > room.starts) {
+      room = {2 * std::max(shape.frames, room.frames), 2 * std::max(shape.seen, room.seen),
+              2 * std::max(shape.starts, room.starts)};
     }
+    history[history_next].CopyWithRoom(current, room);
+    history_count = std::min(history_count + 1, kHistory);
     history_next = (history_next + 1) % kHistory;
   }
   bool Feed(std::string_view bytes) {
@@ -138,6 +141,7 @@ struct Matcher::State {
   std::vector<ThreadSet> history;
   size_t history_next = 0;
   size_t history_count = 0;
+  ThreadSet::Shape room;  // the buffer sizes history slots are given
   ThreadSet scratch_a, scratch_b, probe_a, probe_b, slow, post, single;
   std::vector<ThreadSet> levels;
   std::vector<grammar::ByteSet> next_bytes;  // per level of a walk

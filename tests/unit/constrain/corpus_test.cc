@@ -14,6 +14,7 @@
 
 #include "crux/constrain/schema_ir.h"
 #include "crux/constrain/validate.h"
+#include "test_data.h"
 
 namespace crux::constrain {
 namespace {
@@ -27,10 +28,6 @@ namespace fs = std::filesystem;
 // CRUX_CORPUS_STATS=1 prints the figures.
 constexpr double kMinCompiledShare = 0.99;
 
-fs::path CorpusDir() {
-  return fs::path(CRUX_FIXTURE_DIR "/../../../shared/data/jsonschemabench/maskbench/data");
-}
-
 struct Tally {
   size_t files = 0;
   size_t compiled = 0;
@@ -43,10 +40,7 @@ struct Tally {
 };
 
 void CheckFile(const fs::path& path, Tally& tally) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  const auto doc = nlohmann::json::parse(text.str(), nullptr, false);
+  const auto doc = test_data::ReadJson(path);
   if (doc.is_discarded() || !doc.contains("schema")) return;
   ++tally.files;
   auto ir = CompileSchema(doc["schema"].dump());
@@ -81,7 +75,7 @@ void CheckFile(const fs::path& path, Tally& tally) {
 }
 
 TEST(CorpusTest, MaskbenchSchemas) {
-  const fs::path dir = CorpusDir();
+  const fs::path dir = test_data::MaskbenchDir();
   if (!fs::is_directory(dir)) GTEST_SKIP() << "no corpus at " << dir;
   std::vector<fs::path> paths;
   for (const auto& entry : fs::directory_iterator(dir)) {

@@ -19,32 +19,12 @@
 #include "crux/constrain/matcher.h"
 #include "crux/constrain/schema_ir.h"
 #include "crux/constrain/vocab.h"
+#include "test_data.h"
 
 namespace crux::constrain {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path CorpusDir() {
-  return fs::path(CRUX_FIXTURE_DIR "/../../../shared/data/jsonschemabench/maskbench/data");
-}
-
-std::vector<fs::path> CorpusFiles() {
-  std::vector<fs::path> paths;
-  if (!fs::is_directory(CorpusDir())) return paths;
-  for (const auto& entry : fs::directory_iterator(CorpusDir())) {
-    if (entry.path().extension() == ".json") paths.push_back(entry.path());
-  }
-  std::sort(paths.begin(), paths.end());
-  return paths;
-}
-
-nlohmann::json ReadJson(const fs::path& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return nlohmann::json::parse(text.str(), nullptr, false);
-}
 
 GrammarOptions CheckOptions() {
   GrammarOptions options;
@@ -70,7 +50,7 @@ struct Tally {
 };
 
 void CheckFile(const fs::path& path, Tally& tally) {
-  const auto doc = ReadJson(path);
+  const auto doc = test_data::ReadJson(path);
   if (doc.is_discarded() || !doc.contains("schema")) return;
   ++tally.files;
   auto ir = CompileSchema(doc["schema"].dump());
@@ -116,8 +96,8 @@ void CheckFile(const fs::path& path, Tally& tally) {
 }
 
 TEST(GrammarCorpus, MaskbenchInstances) {
-  const std::vector<fs::path> paths = CorpusFiles();
-  if (paths.empty()) GTEST_SKIP() << "no corpus at " << CorpusDir();
+  const std::vector<fs::path> paths = test_data::MaskbenchFiles();
+  if (paths.empty()) GTEST_SKIP() << "no corpus at " << test_data::MaskbenchDir();
   Tally tally;
   for (const fs::path& path : paths)
     CheckFile(path, tally);
@@ -139,19 +119,6 @@ TEST(GrammarCorpus, MaskbenchInstances) {
     for (const std::string& failure : tally.wrong)
       std::printf("  wrong: %s\n", failure.c_str());
   }
-}
-
-std::shared_ptr<const Vocabulary> LlamaVocabulary() {
-  const char* env = std::getenv("CRUX_LLAMA_CPP_DIR");
-  const char* home = std::getenv("HOME");
-  const std::string dir = env != nullptr    ? env
-                          : home != nullptr ? std::string(home) + "/.cache/crux/llama.cpp"
-                                            : "";
-  const std::string path = dir + "/models/ggml-vocab-llama-bpe.gguf";
-  if (dir.empty() || !fs::exists(path)) return nullptr;
-  auto vocabulary = Vocabulary::FromGgufFile(path);
-  if (!vocabulary.ok()) return nullptr;
-  return std::make_shared<Vocabulary>(std::move(*vocabulary));
 }
 
 // Walks `text` token by token: each step picks, among the tokens that are a prefix of the rest,
@@ -195,11 +162,10 @@ std::string WalkTokens(const std::shared_ptr<const CompiledGrammar>& grammar,
 }
 
 TEST(GrammarCorpus, MaskbenchTokenWalksOnLlama3) {
-  const std::vector<fs::path> paths = CorpusFiles();
-  if (paths.empty()) GTEST_SKIP() << "no corpus at " << CorpusDir();
-  auto vocabulary = LlamaVocabulary();
-  if (vocabulary == nullptr)
-    GTEST_SKIP() << "llama.cpp's models/ not found: run scripts/fetch-llama-cpp.sh";
+  const std::vector<fs::path> paths = test_data::MaskbenchFiles();
+  if (paths.empty()) GTEST_SKIP() << "no corpus at " << test_data::MaskbenchDir();
+  auto vocabulary = test_data::Llama3Vocabulary();
+  if (vocabulary == nullptr) GTEST_SKIP() << test_data::kNoLlamaCpp;
   std::vector<std::vector<uint32_t>> by_first_byte(256);
   for (uint32_t id = 0; id < vocabulary->size(); ++id) {
     if (!vocabulary->is_special(id))
@@ -210,7 +176,7 @@ TEST(GrammarCorpus, MaskbenchTokenWalksOnLlama3) {
   std::vector<std::string> wrong;
   const size_t stride = std::max<size_t>(1, paths.size() / 60);
   for (size_t i = 0; i < paths.size(); i += stride) {
-    const auto doc = ReadJson(paths[i]);
+    const auto doc = test_data::ReadJson(paths[i]);
     if (doc.is_discarded() || !doc.contains("schema")) continue;
     auto ir = CompileSchema(doc["schema"].dump());
     if (!ir.ok()) continue;

@@ -13,6 +13,7 @@
 #include "crux/constrain/matcher.h"
 #include "crux/constrain/validate.h"
 #include "crux/constrain/vocab.h"
+#include "test_data.h"
 
 namespace crux::constrain {
 namespace {
@@ -34,19 +35,6 @@ std::shared_ptr<const Vocabulary> SyntheticVocabulary() {
   kinds.push_back(TokenKind::kControl);
   const auto eos = static_cast<uint32_t>(tokens.size() - 1);
   return std::make_shared<Vocabulary>(Vocabulary::FromTokens(tokens, kinds, {eos}));
-}
-
-std::shared_ptr<const Vocabulary> LlamaVocabulary() {
-  const char* env = std::getenv("CRUX_LLAMA_CPP_DIR");
-  const char* home = std::getenv("HOME");
-  const std::string dir = env != nullptr    ? env
-                          : home != nullptr ? std::string(home) + "/.cache/crux/llama.cpp"
-                                            : "";
-  const std::string path = dir + "/models/ggml-vocab-llama-bpe.gguf";
-  if (dir.empty() || !std::filesystem::exists(path)) return nullptr;
-  auto vocabulary = Vocabulary::FromGgufFile(path);
-  if (!vocabulary.ok()) return nullptr;
-  return std::make_shared<Vocabulary>(std::move(*vocabulary));
 }
 
 // The mask a brute force gives: every token accepted then rolled back.
@@ -119,35 +107,35 @@ void RandomWalk(const std::shared_ptr<const CompiledGrammar>& grammar, const Sch
   }
 }
 
-TEST(GrammarMask, EqualsBruteForceOnSyntheticVocabulary) {
-  auto vocabulary = SyntheticVocabulary();
+// Random walks over every schema of kSchemas: `seeds` walks of at most `steps` tokens each,
+// the brute force compared every `check_every` states.
+Walk WalkEverySchema(const std::shared_ptr<const Vocabulary>& vocabulary, uint32_t seeds,
+                     size_t steps, size_t check_every) {
   Walk walk;
   for (const char* schema : kSchemas) {
     auto ir = CompileSchema(schema);
-    ASSERT_TRUE(ir.ok());
+    EXPECT_TRUE(ir.ok()) << schema;
+    if (!ir.ok()) continue;
     auto grammar = CompiledGrammar::Compile(*ir, vocabulary);
-    ASSERT_TRUE(grammar.ok()) << grammar.error().message();
-    for (uint32_t seed = 1; seed <= 20; ++seed)
-      RandomWalk(*grammar, *ir, *vocabulary, seed, 400, 1, walk);
+    EXPECT_TRUE(grammar.ok()) << grammar.error().message();
+    if (!grammar.ok()) continue;
+    for (uint32_t seed = 1; seed <= seeds; ++seed) {
+      RandomWalk(*grammar, *ir, *vocabulary, seed, steps, check_every, walk);
+    }
   }
+  return walk;
+}
+
+TEST(GrammarMask, EqualsBruteForceOnSyntheticVocabulary) {
+  const Walk walk = WalkEverySchema(SyntheticVocabulary(), 20, 400, 1);
   EXPECT_GT(walk.states, 1000u);
   EXPECT_GT(walk.documents, 40u);
 }
 
 TEST(GrammarMask, EqualsBruteForceOnLlama3) {
-  auto vocabulary = LlamaVocabulary();
-  if (vocabulary == nullptr)
-    GTEST_SKIP() << "llama.cpp's models/ not found: run scripts/fetch-llama-cpp.sh";
-  Walk walk;
-  for (const char* schema : kSchemas) {
-    auto ir = CompileSchema(schema);
-    ASSERT_TRUE(ir.ok());
-    auto grammar = CompiledGrammar::Compile(*ir, vocabulary);
-    ASSERT_TRUE(grammar.ok()) << grammar.error().message();
-    for (uint32_t seed = 1; seed <= 3; ++seed)
-      RandomWalk(*grammar, *ir, *vocabulary, seed, 60, 7, walk);
-  }
-  EXPECT_GT(walk.states, 20u);
+  auto vocabulary = test_data::Llama3Vocabulary();
+  if (vocabulary == nullptr) GTEST_SKIP() << test_data::kNoLlamaCpp;
+  EXPECT_GT(WalkEverySchema(vocabulary, 3, 60, 7).states, 20u);
 }
 
 }  // namespace

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "test_data.h"
+
 namespace crux::constrain {
 namespace {
 
@@ -414,13 +416,7 @@ TEST(VocabFromTokens, SortsEogAndTreatsEmptyAsSpecial) {
 // ---------------------------------------------------------------------------------------------
 // Real vocabularies: llama.cpp's models/ggml-vocab-*.gguf (scripts/fetch-llama-cpp.sh).
 
-std::filesystem::path LlamaCppDir() {
-  if (const char* dir = std::getenv("CRUX_LLAMA_CPP_DIR"); dir && *dir) return dir;
-  if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache && *cache)
-    return std::filesystem::path(cache) / "crux" / "llama.cpp";
-  const char* home = std::getenv("HOME");
-  return std::filesystem::path(home ? home : "/nonexistent") / ".cache" / "crux" / "llama.cpp";
-}
+using test_data::LlamaCppDir;
 
 class VocabReal : public ::testing::Test {
  protected:
