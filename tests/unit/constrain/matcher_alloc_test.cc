@@ -14,26 +14,21 @@
 
 namespace {
 std::atomic<size_t> g_allocations{0};
+// Called through a pointer: g++ would otherwise pair the inlined free with `new` at each call
+// site and warn of a mismatch.
+void (*volatile g_release)(void*) = std::free;
 }  // namespace
 
-// g++ reads the malloc/free pair behind operator new/delete as mismatched; it is the pair.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
 void* operator new(std::size_t size) {
   g_allocations.fetch_add(1, std::memory_order_relaxed);
   if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
   throw std::bad_alloc();
 }
 void operator delete(void* p) noexcept {
-  std::free(p);
+  g_release(p);
 }
 void operator delete(void* p, std::size_t) noexcept {
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
-  std::free(p);
+  g_release(p);
 }
 
 namespace crux::constrain {
