@@ -19,15 +19,39 @@ std::atomic<size_t> g_allocations{0};
 void (*volatile g_release)(void*) = std::free;
 }  // namespace
 
+// Every form of new and delete that pairs with malloc and free is replaced, so that a nothrow
+// or array allocation is never freed by another allocator (AddressSanitizer checks the pair).
 void* operator new(std::size_t size) {
   g_allocations.fetch_add(1, std::memory_order_relaxed);
   if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
   throw std::bad_alloc();
 }
+void* operator new[](std::size_t size) {
+  return operator new(size);
+}
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  return std::malloc(size == 0 ? 1 : size);
+}
+void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept {
+  return operator new(size, tag);
+}
 void operator delete(void* p) noexcept {
   g_release(p);
 }
+void operator delete[](void* p) noexcept {
+  g_release(p);
+}
 void operator delete(void* p, std::size_t) noexcept {
+  g_release(p);
+}
+void operator delete[](void* p, std::size_t) noexcept {
+  g_release(p);
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept {
+  g_release(p);
+}
+void operator delete[](void* p, const std::nothrow_t&) noexcept {
   g_release(p);
 }
 
