@@ -103,14 +103,18 @@ struct Matcher::State {
     if (from != &current) current = *from;
     return true;
   }
-  bool Accepts(const ThreadSet& from, std::string_view bytes) {
+  // The state after `bytes` from `from`, or null when they are refused.
+  const ThreadSet* FeedFrom(const ThreadSet& from, std::string_view bytes) {
     const ThreadSet* at = &from;
     for (char c : bytes) {
       ThreadSet& to = at == &probe_a ? probe_b : probe_a;
-      if (!runtime.Step(*at, static_cast<uint8_t>(c), to)) return false;
+      if (!runtime.Step(*at, static_cast<uint8_t>(c), to)) return nullptr;
       at = &to;
     }
-    return true;
+    return at;
+  }
+  bool Accepts(const ThreadSet& from, std::string_view bytes) {
+    return FeedFrom(from, bytes) != nullptr;
   }
 
   template <typename OnValue>
@@ -156,6 +160,7 @@ struct Matcher::State {
     uint32_t count;
   };
   std::vector<StringLevel> string_levels;
+  std::vector<uint32_t> key_mask;  // a key thread's own mask beside other threads
 };
 
 Matcher::Matcher(std::shared_ptr<const CompiledGrammar> grammar)
@@ -270,7 +275,7 @@ namespace {
 void SetBit(std::span<uint32_t> mask, uint32_t token) {
   mask[token / 32] |= 1u << (token % 32);
 }
-void OrInto(std::span<uint32_t> mask, const std::vector<uint32_t>& bits) {
+void OrInto(std::span<uint32_t> mask, std::span<const uint32_t> bits) {
   for (size_t i = 0; i < mask.size(); ++i)
     mask[i] |= bits[i];
 }
@@ -473,6 +478,8 @@ void Matcher::State::FastKey(const grammar::Thread& t, std::span<uint32_t> mask)
     }
     if (node != grammar::kNone && o.names.literal(node) != grammar::kNone) decide(token);
   }
+  // The tokens that begin with the rest of a declared name and its closing quote: walked
+  // from the state after them, which knows the name.
   const grammar::FlatTrie& trie = grammar.index->trie;
   const uint32_t depth = o.names.depth(top.a);
   for (uint32_t rank = o.names.first_rank(top.a); rank < o.names.last_rank(top.a); ++rank) {
@@ -482,7 +489,15 @@ void Matcher::State::FastKey(const grammar::Thread& t, std::span<uint32_t> mask)
     const size_t node = trie.Find(rest);
     if (node == SIZE_MAX) continue;
     for (uint32_t k = trie.begin[node]; k < trie.begin[trie.skip[node]]; ++k)
-      decide(trie.values[k]);
+      mask[trie.values[k] / 32] &= ~(1u << (trie.values[k] % 32));
+    const ThreadSet* after = FeedFrom(from, rest);
+    if (after == nullptr) continue;
+    for (uint32_t k = trie.begin[node]; k < trie.begin[node + 1]; ++k)
+      SetBit(mask, trie.values[k]);
+    if (trie.skip[node] > node + 1) {
+      WalkRange(trie, *after, node + 1, trie.skip[node], trie.depth[node],
+                [&](uint32_t token) { SetBit(mask, token); });
+    }
   }
 }
 
@@ -585,8 +600,16 @@ bool Matcher::State::FastThread(size_t index, std::span<uint32_t> mask) {
       return true;
     }
   }
-  OrInto(mask, grammar.index->string_classes[top.b].inside);
-  FastKey(loaded, mask);
+  // FastKey clears the bits of the tokens that finish a declared name before deciding them,
+  // so beside other threads' bits it works on a mask of its own.
+  std::span<uint32_t> own = mask;
+  if (index > 0) {
+    key_mask.assign(mask.size(), 0);
+    own = key_mask;
+  }
+  OrInto(own, grammar.index->string_classes[top.b].inside);
+  FastKey(loaded, own);
+  if (index > 0) OrInto(mask, key_mask);
   return true;
 }
 
