@@ -265,7 +265,8 @@ Runtime::Outcome Runtime::StepFrame(Thread& thread, int byte) {
     }                                                                             \
     ++(frame).ws;                                                                 \
     return Outcome::kConsumed;                                                    \
-  }
+  }                                                                               \
+  (frame).ws = 0;
 
 Runtime::Outcome Runtime::StepDocument(Frame& frame, int byte) {
   CRUX_WHITESPACE(frame, byte)

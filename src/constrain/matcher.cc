@@ -121,7 +121,10 @@ struct Matcher::State {
   void Walk(const grammar::FlatTrie& trie, const ThreadSet& start, OnValue on_value);
   template <typename OnValue>
   void WalkRange(const grammar::FlatTrie& trie, const ThreadSet& start, size_t begin, size_t end,
-                 size_t base, OnValue on_value);
+                 size_t base, OnValue on_value, bool skip_whitespace = false);
+  template <typename OnValue>
+  void WalkVocabulary(const ThreadSet& start, OnValue on_value);
+  uint32_t WhitespaceRun(const ThreadSet& start);
   struct WalkGroup {
     grammar::Frame top;
     ThreadSet posts;  // each member thread after its string
@@ -147,6 +150,7 @@ struct Matcher::State {
   size_t history_count = 0;
   ThreadSet::Shape room;  // the buffer sizes history slots are given
   ThreadSet scratch_a, scratch_b, probe_a, probe_b, slow, post, single;
+  ThreadSet after_space;  // the state after one whitespace byte, for WalkVocabulary
   std::vector<ThreadSet> levels;
   std::vector<grammar::ByteSet> next_bytes;  // per level of a walk
   grammar::Thread thread;
@@ -272,6 +276,10 @@ std::string Matcher::ForcedBytes() const {
 // ---- Masks ---------------------------------------------------------------------------------
 
 namespace {
+// Bits of ' ', '\t', '\n' and '\r' in the first word of a ByteSet.
+constexpr uint64_t kWhitespaceBits =
+    uint64_t{1} << ' ' | uint64_t{1} << '\t' | uint64_t{1} << '\n' | uint64_t{1} << '\r';
+
 void SetBit(std::span<uint32_t> mask, uint32_t token) {
   mask[token / 32] |= 1u << (token % 32);
 }
@@ -288,14 +296,16 @@ void Matcher::State::Walk(const grammar::FlatTrie& trie, const ThreadSet& start,
 
 // Walks the nodes [begin, end) of `trie`, a subtree whose nodes lie below depth `base`, from
 // state `start` at that depth.
+// (With `skip_whitespace`, the subtrees of whitespace bytes right below `base` are left out.)
 template <typename OnValue>
 void Matcher::State::WalkRange(const grammar::FlatTrie& trie, const ThreadSet& start, size_t begin,
-                               size_t end, size_t base, OnValue on_value) {
+                               size_t end, size_t base, OnValue on_value, bool skip_whitespace) {
   if (levels.size() < trie.max_depth + 1) {
     levels.resize(trie.max_depth + 1);
     next_bytes.resize(trie.max_depth + 1);
   }
   runtime.NextBytes(start, next_bytes[base]);
+  if (skip_whitespace) next_bytes[base].words[0] &= ~kWhitespaceBits;
   for (size_t i = begin; i < end;) {
     const size_t depth = trie.depth[i];
     // A byte outside the parent state's possible next bytes needs no step.
@@ -313,6 +323,59 @@ void Matcher::State::WalkRange(const grammar::FlatTrie& trie, const ThreadSet& s
     if (trie.skip[i] > i + 1) runtime.NextBytes(levels[depth], next_bytes[depth]);
     ++i;
   }
+}
+
+namespace {
+constexpr uint32_t kWalkWhitespace = UINT32_MAX;        // WhitespaceRun: no class applies
+constexpr uint32_t kAnyRun = kUnboundedWhitespace - 1;  // WhitespaceRun: no bound
+}  // namespace
+
+// The longest run of whitespace `start` can take (0: none), when the whitespace class
+// applies: no thread is inside a string, a key or an enum's text (where a blank is text), and
+// after one blank every thread is between the values of a container, with the same run so far.
+// kWalkWhitespace otherwise. Leaves the state after one blank in `after_space`.
+uint32_t Matcher::State::WhitespaceRun(const ThreadSet& start) {
+  for (size_t i = 0; i < start.size(); ++i) {
+    const FrameKind kind = start.top(i).kind;
+    if (kind == FrameKind::kString || kind == FrameKind::kKey || kind == FrameKind::kLiteral) {
+      return kWalkWhitespace;
+    }
+  }
+  if (!runtime.Step(start, ' ', after_space)) return 0;
+  const uint32_t run = after_space.top(0).ws;
+  for (size_t i = 0; i < after_space.size(); ++i) {
+    const grammar::Frame& top = after_space.top(i);
+    const bool container = top.kind == FrameKind::kDocument || top.kind == FrameKind::kObject ||
+                           top.kind == FrameKind::kArray;
+    if (!container || top.ws != run) return kWalkWhitespace;
+  }
+  const uint32_t max = grammar.options.max_whitespace;
+  return max >= kAnyRun ? kAnyRun : max - run + 1;
+}
+
+// Every token from `start`. The tokens that begin with whitespace come from the whitespace
+// class where it applies: the blank-only ones by length, the others by what follows their
+// blanks, walked once from the state after one blank.
+template <typename OnValue>
+void Matcher::State::WalkVocabulary(const ThreadSet& start, OnValue on_value) {
+  const grammar::FlatTrie& trie = grammar.index->trie;
+  const uint32_t run = WhitespaceRun(start);
+  if (run == kWalkWhitespace) {
+    WalkRange(trie, start, 0, trie.size(), 0, on_value);
+    return;
+  }
+  WalkRange(trie, start, 0, trie.size(), 0, on_value, true);
+  if (run == 0) return;
+  const grammar::WhitespaceClass& blanks = grammar.index->whitespace;
+  for (auto [length, token] : blanks.only) {
+    if (length > run) break;
+    on_value(token);
+  }
+  WalkRange(blanks.rests, after_space, 0, blanks.rests.size(), 0, [&](uint32_t group) {
+    for (auto [length, token] : blanks.members[group]) {
+      if (length <= run) on_value(token);
+    }
+  });
 }
 
 // A string with a pattern, a format or a length bound too close for the string classes: the
@@ -548,7 +611,7 @@ bool Matcher::State::FastNumber(std::span<uint32_t> mask) {
       SetBit(mask, token);
   });
   if (grammar::NumberComplete(top.phase)) {
-    Walk(grammar.index->trie, post, [&](uint32_t token) { SetBit(mask, token); });
+    WalkVocabulary(post, [&](uint32_t token) { SetBit(mask, token); });
   }
   return true;
 }
@@ -628,7 +691,7 @@ bool Matcher::FillMask(std::span<uint32_t> mask) {
   for (size_t g = 0; g < s.walk_group_count; ++g)
     s.FrameStringWalk(s.walk_groups[g], mask);
   if (!s.slow.empty()) {
-    s.Walk(impl.index->trie, s.slow, [&](uint32_t token) { SetBit(mask, token); });
+    s.WalkVocabulary(s.slow, [&](uint32_t token) { SetBit(mask, token); });
   }
   if (s.runtime.CanEnd(s.current)) {
     for (uint32_t token : impl.vocabulary->end_of_generation())

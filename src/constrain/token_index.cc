@@ -225,6 +225,39 @@ NumberClass BuildNumberClass(const Vocabulary& vocabulary, NumberVariant variant
   return c;
 }
 
+bool IsJsonWhitespace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+WhitespaceClass BuildWhitespaceClass(const Vocabulary& vocabulary) {
+  WhitespaceClass c;
+  std::map<std::string, uint32_t> groups;
+  std::vector<std::pair<std::string, uint32_t>> rest_items;
+  for (uint32_t id = 0; id < vocabulary.size(); ++id) {
+    if (vocabulary.is_special(id)) continue;
+    const std::string_view bytes = vocabulary.bytes(id);
+    size_t run = 0;
+    while (run < bytes.size() && IsJsonWhitespace(bytes[run]))
+      ++run;
+    if (run == 0) continue;
+    const auto length = static_cast<uint32_t>(run);
+    if (run == bytes.size()) {
+      c.only.push_back({length, id});
+      continue;
+    }
+    auto [group, inserted] =
+        groups.try_emplace(std::string(bytes.substr(run)), static_cast<uint32_t>(c.members.size()));
+    if (inserted) {
+      c.members.emplace_back();
+      rest_items.push_back({group->first, group->second});
+    }
+    c.members[group->second].push_back({length, id});
+  }
+  std::sort(c.only.begin(), c.only.end());
+  c.rests = FlatTrie::Build(std::move(rest_items));
+  return c;
+}
+
 std::shared_ptr<const VocabIndex> Build(const std::shared_ptr<const Vocabulary>& vocabulary) {
   const auto begin = std::chrono::steady_clock::now();
   auto index = std::make_shared<VocabIndex>();
@@ -246,6 +279,7 @@ std::shared_ptr<const VocabIndex> Build(const std::shared_ptr<const Vocabulary>&
           BuildNumberClass(*vocabulary, static_cast<NumberVariant>(variant), phase));
     }
   }
+  index->whitespace = BuildWhitespaceClass(*vocabulary);
   index->build_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
   return index;

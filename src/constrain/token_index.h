@@ -71,6 +71,18 @@ struct NumberClass {
   std::vector<std::vector<uint32_t>> members;
 };
 
+// Tokens that begin with JSON whitespace (space, tab, newline, carriage return), for a state
+// between the values of containers: there a run of whitespace changes nothing but its length,
+// and the byte after the run resets it, so what follows the run does not depend on its length.
+struct WhitespaceClass {
+  // Tokens of whitespace only: (run length, token), shortest first.
+  std::vector<std::pair<uint32_t, uint32_t>> only;
+  // The others, grouped by what follows their leading run (rests trie value g = members[g]):
+  // (run length, token).
+  FlatTrie rests;
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> members;
+};
+
 // Kinds of numbers with their own lexer.
 enum NumberVariant : uint8_t {
   kNumberAny,                  // fraction and exponent
@@ -85,6 +97,7 @@ struct VocabIndex {
   FlatTrie trie;                            // every allowed (non-special) token
   std::vector<StringClass> string_classes;  // by lexer state, kLexClassStates of them
   std::vector<NumberClass> number_classes;  // [variant * kNumberPhases + phase]
+  WhitespaceClass whitespace;
   size_t max_token_bytes = 0;
   double build_ms = 0;
   size_t memory_bytes() const;

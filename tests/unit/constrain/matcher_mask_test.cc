@@ -113,13 +113,13 @@ void RandomWalk(const std::shared_ptr<const CompiledGrammar>& grammar, const Sch
 // Random walks over every schema of kSchemas: `seeds` walks of at most `steps` tokens each,
 // the brute force compared every `check_every` states.
 Walk WalkEverySchema(const std::shared_ptr<const Vocabulary>& vocabulary, uint32_t seeds,
-                     size_t steps, size_t check_every) {
+                     size_t steps, size_t check_every, const GrammarOptions& options = {}) {
   Walk walk;
   for (const char* schema : kSchemas) {
     auto ir = CompileSchema(schema);
     EXPECT_TRUE(ir.ok()) << schema;
     if (!ir.ok()) continue;
-    auto grammar = CompiledGrammar::Compile(*ir, vocabulary);
+    auto grammar = CompiledGrammar::Compile(*ir, vocabulary, options);
     EXPECT_TRUE(grammar.ok()) << grammar.error().message();
     if (!grammar.ok()) continue;
     for (uint32_t seed = 1; seed <= seeds; ++seed) {
@@ -135,10 +135,22 @@ TEST(GrammarMask, EqualsBruteForceOnSyntheticVocabulary) {
   EXPECT_GT(walk.documents, 40u);
 }
 
+// A run of whitespace bounded to 3 bytes: blank tokens are admitted by length, and what
+// follows a run is walked once for every length.
+TEST(GrammarMask, EqualsBruteForceUnderAWhitespaceBound) {
+  GrammarOptions options;
+  options.max_whitespace = 3;
+  const Walk walk = WalkEverySchema(SyntheticVocabulary(), 6, 200, 1, options);
+  EXPECT_GT(walk.states, 300u);
+}
+
 TEST(GrammarMask, EqualsBruteForceOnLlama3) {
   auto vocabulary = test_data::Llama3Vocabulary();
   if (vocabulary == nullptr) GTEST_SKIP() << test_data::kNoLlamaCpp;
   EXPECT_GT(WalkEverySchema(vocabulary, 3, 60, 7).states, 20u);
+  GrammarOptions options;
+  options.max_whitespace = 2;
+  EXPECT_GT(WalkEverySchema(vocabulary, 2, 40, 5, options).states, 10u);
 }
 
 }  // namespace
