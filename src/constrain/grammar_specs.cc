@@ -368,8 +368,10 @@ Expected<Specs> Builder::Build() {
     }
     specs_.dfa_live_bytes.push_back(std::move(live));
   }
-  for (const ByteDfa& dfa : specs_.dfas)
+  for (const ByteDfa& dfa : specs_.dfas) {
     specs_.dfa_min_to_accept.push_back(MinToAccept(dfa));
+    specs_.dfa_reach.push_back(ComputeDfaReach(dfa, specs_.dfa_min_to_accept.back()));
+  }
   for (const ValueSpec& spec : specs_.values) {
     long double largest = 0;
     for (const SchemaNumber& point : spec.number.points) {

@@ -162,6 +162,20 @@ struct ObjectSpec {
   std::vector<uint64_t> allowed_by_rank;  // bitset
 };
 
+// How far the states of a string automaton are from refusing, over well-formed UTF-8: per
+// state, the fewest bytes after which it can be dead (`death`), or at a character boundary
+// not matching every source (`unsettled`; dead counts), capped at kFarDepth. A state whose
+// death is beyond the longest token lets every token's text through; one whose unsettled
+// depth is, also lets every token close the string.
+inline constexpr uint16_t kFarDepth = UINT16_MAX;
+struct DfaReach {
+  std::vector<uint16_t> death;
+  std::vector<uint16_t> unsettled;
+  uint32_t max_to_accept = 0;       // the largest finite fewest-code-points-to-match
+  uint32_t accepting = UINT32_MAX;  // some state where every source matches (none: max)
+};
+DfaReach ComputeDfaReach(const ByteDfa& dfa, const std::vector<uint32_t>& to_accept);
+
 // One alternative of a value position: a merged conjunction of schema nodes.
 struct ValueSpec {
   uint8_t types = kTypeAny;  // TypeBits; kTypeInteger without kTypeNumber: integers only
@@ -187,6 +201,7 @@ struct Specs {
   // Per automaton and state: the fewest code points to a state where every source matches
   // (UINT32_MAX: none).
   std::vector<std::vector<uint32_t>> dfa_min_to_accept;
+  std::vector<DfaReach> dfa_reach;          // per automaton
   std::vector<long double> points_max_abs;  // per spec: the largest |enum number|
   AltsId root = kNone;
   AltsId any_value = kNone;  // alternatives of an unconstrained value

@@ -3,6 +3,7 @@
 #include "crux/constrain/matcher.h"
 
 #include <algorithm>
+#include <bit>
 #include <utility>
 
 #include "grammar_runtime.h"
@@ -123,6 +124,9 @@ struct Matcher::State {
   void WalkRange(const grammar::FlatTrie& trie, const ThreadSet& start, size_t begin, size_t end,
                  size_t base, OnValue on_value, bool skip_whitespace = false);
   template <typename OnValue>
+  void WalkNodes(const grammar::FlatTrie& trie, const ThreadSet& start, size_t begin, size_t end,
+                 size_t base, OnValue on_value);
+  template <typename OnValue>
   void WalkVocabulary(const ThreadSet& start, OnValue on_value);
   uint32_t WhitespaceRun(const ThreadSet& start);
   struct WalkGroup {
@@ -138,7 +142,15 @@ struct Matcher::State {
                 const uint32_t* to_accept);
   bool FastThread(size_t index, std::span<uint32_t> mask);
   void FastString(const grammar::Thread& thread, std::span<uint32_t> mask);
+  enum class StringPath : uint8_t { kClass, kCheckClosings, kWalk };
+  StringPath StringPathFor(const grammar::Frame& top, const grammar::StringSpec& spec,
+                           const std::vector<uint32_t>*& inside) const;
+  void CheckedClosings(const grammar::Thread& thread, std::span<uint32_t> mask);
   void FastKey(const grammar::Thread& thread, std::span<uint32_t> mask);
+  void ListDeclaredKeyTokens(const grammar::Thread& thread);
+  template <typename Each>
+  void ForDeclaredKeyTokens(Each each) const;
+  void DecideDeclaredKeyTokens(const grammar::Thread& thread, std::span<uint32_t> mask);
   bool FastNumber(std::span<uint32_t> mask);
   void ClosingOneByOne(const grammar::Thread& thread, std::span<uint32_t> mask);
 
@@ -164,7 +176,10 @@ struct Matcher::State {
     uint32_t count;
   };
   std::vector<StringLevel> string_levels;
-  std::vector<uint32_t> key_mask;  // a key thread's own mask beside other threads
+  // FastKey's tokens whose fate depends on the declared name, and their bits before it.
+  std::vector<std::pair<size_t, uint32_t>> declared_nodes;  // (trie node, rank)
+  std::vector<uint32_t> declared_escapes;
+  std::vector<uint32_t> kept_bits;
 };
 
 Matcher::Matcher(std::shared_ptr<const CompiledGrammar> grammar)
@@ -306,6 +321,25 @@ void Matcher::State::WalkRange(const grammar::FlatTrie& trie, const ThreadSet& s
   }
   runtime.NextBytes(start, next_bytes[base]);
   if (skip_whitespace) next_bytes[base].words[0] &= ~kWhitespaceBits;
+  if (base != 0 || begin != 0 || end != trie.size()) {
+    WalkNodes(trie, start, begin, end, base, on_value);
+    return;
+  }
+  // The whole trie: only the subtrees of the bytes the state can take.
+  for (size_t word = 0; word < 4; ++word) {
+    for (uint64_t bits = next_bytes[0].words[word]; bits != 0; bits &= bits - 1) {
+      const size_t byte = word * 64 + static_cast<size_t>(std::countr_zero(bits));
+      const uint32_t node = trie.root[byte];
+      if (node != grammar::FlatTrie::kNoNode)
+        WalkNodes(trie, start, node, trie.skip[node], 0, on_value);
+    }
+  }
+}
+
+// The nodes [begin, end) below depth `base`, with next_bytes[base] already filled.
+template <typename OnValue>
+void Matcher::State::WalkNodes(const grammar::FlatTrie& trie, const ThreadSet& start, size_t begin,
+                               size_t end, size_t base, OnValue on_value) {
   for (size_t i = begin; i < end;) {
     const size_t depth = trie.depth[i];
     // A byte outside the parent state's possible next bytes needs no step.
@@ -474,6 +508,8 @@ void Matcher::State::FastString(const grammar::Thread& t, std::span<uint32_t> ma
   closing.b = grammar::kLexNormal;
   closing.c = 0;
   closing.count = static_cast<uint32_t>(std::max<uint64_t>(closing.count, spec.min_length));
+  // Under an automaton (settled: every token leaves it matching) any matching state will do.
+  if (spec.dfa != grammar::kNone) closing.a = grammar.specs.dfa_reach[spec.dfa].accepting;
   post.Clear();
   runtime.Feed(thread, '"', post);
   if (post.empty()) return;
@@ -503,9 +539,61 @@ void Matcher::State::ClosingOneByOne(const grammar::Thread& t, std::span<uint32_
   }
 }
 
+// Lists in `declared_nodes` the trie nodes of the rests of the declared names the key can
+// still become (the rest and its closing quote), and in `declared_escapes` the closing tokens
+// whose escapes might spell one: the tokens whose fate depends on which name is written.
+void Matcher::State::ListDeclaredKeyTokens(const grammar::Thread& t) {
+  declared_nodes.clear();
+  declared_escapes.clear();
+  const grammar::Frame& top = t.frames.back();
+  const grammar::Frame& object = t.frames[t.frames.size() - 2];
+  const uint32_t object_index = grammar.specs.values[object.spec].object;
+  if (object_index == grammar::kNone || top.a == grammar::kNone) return;
+  const grammar::ObjectSpec& o = grammar.specs.objects[object_index];
+  for (const auto& [token, decoded] : grammar.index->string_classes[top.b].escaped_prefix) {
+    uint32_t node = top.a;
+    for (char c : decoded) {
+      node = o.names.Step(node, static_cast<uint8_t>(c));
+      if (node == grammar::kNone) break;
+    }
+    if (node != grammar::kNone && o.names.literal(node) != grammar::kNone) {
+      declared_escapes.push_back(token);
+    }
+  }
+  const uint32_t depth = o.names.depth(top.a);
+  for (uint32_t rank = o.names.first_rank(top.a); rank < o.names.last_rank(top.a); ++rank) {
+    const std::string& name = o.properties[o.property_by_rank[rank]].name;
+    rest.assign(name, depth);
+    rest.push_back('"');
+    const size_t node = grammar.index->trie.Find(rest);
+    if (node != SIZE_MAX) declared_nodes.push_back({node, rank});
+  }
+}
+
+// Calls `each` on every token of the declared lists.
+template <typename Each>
+void Matcher::State::ForDeclaredKeyTokens(Each each) const {
+  const grammar::FlatTrie& trie = grammar.index->trie;
+  for (auto [node, rank] : declared_nodes) {
+    for (uint32_t k = trie.begin[node]; k < trie.begin[trie.skip[node]]; ++k)
+      each(trie.values[k]);
+  }
+  for (uint32_t token : declared_escapes)
+    each(token);
+}
+
+// A key of an object without patternProperties: the tokens that close it as an undeclared
+// name come from the string class, with the state after an undeclared name; those that
+// finish a declared name are decided apart (their bits as other threads left them, plus
+// this thread's decision).
 void Matcher::State::FastKey(const grammar::Thread& t, std::span<uint32_t> mask) {
   const grammar::Frame& top = t.frames.back();
   const grammar::StringClass& cls = grammar.index->string_classes[top.b];
+  ListDeclaredKeyTokens(t);
+  kept_bits.clear();
+  ForDeclaredKeyTokens([&](uint32_t token) {
+    if ((mask[token / 32] >> (token % 32) & 1) != 0) kept_bits.push_back(token);
+  });
   thread = t;
   grammar::Frame& closing = thread.frames.back();
   closing.b = grammar::kLexNormal;
@@ -521,38 +609,29 @@ void Matcher::State::FastKey(const grammar::Thread& t, std::span<uint32_t> mask)
         SetBit(mask, token);
     });
   }
-  // Tokens that finish a declared name (or whose escapes might) are decided one by one.
+  ForDeclaredKeyTokens([&](uint32_t token) { mask[token / 32] &= ~(1u << (token % 32)); });
+  for (uint32_t token : kept_bits)
+    SetBit(mask, token);
+  DecideDeclaredKeyTokens(t, mask);
+}
+
+// The tokens of the declared lists: the rest of a name and what follows it walked from the
+// state after the name; escaped spellings tried one by one.
+void Matcher::State::DecideDeclaredKeyTokens(const grammar::Thread& t, std::span<uint32_t> mask) {
   ThreadSet& from = single;
   from.Clear();
   from.Append(t, grammar.specs.seen_words);
-  auto decide = [&](uint32_t token) {
-    mask[token / 32] &= ~(1u << (token % 32));
+  for (uint32_t token : declared_escapes) {
     if (Accepts(from, grammar.vocabulary->bytes(token))) SetBit(mask, token);
-  };
-  const grammar::Frame& object = t.frames[t.frames.size() - 2];
-  const uint32_t object_index = grammar.specs.values[object.spec].object;
-  if (object_index == grammar::kNone || top.a == grammar::kNone) return;
-  const grammar::ObjectSpec& o = grammar.specs.objects[object_index];
-  for (const auto& [token, decoded] : cls.escaped_prefix) {
-    uint32_t node = top.a;
-    for (char c : decoded) {
-      node = o.names.Step(node, static_cast<uint8_t>(c));
-      if (node == grammar::kNone) break;
-    }
-    if (node != grammar::kNone && o.names.literal(node) != grammar::kNone) decide(token);
   }
-  // The tokens that begin with the rest of a declared name and its closing quote: walked
-  // from the state after them, which knows the name.
+  if (declared_nodes.empty()) return;
   const grammar::FlatTrie& trie = grammar.index->trie;
-  const uint32_t depth = o.names.depth(top.a);
-  for (uint32_t rank = o.names.first_rank(top.a); rank < o.names.last_rank(top.a); ++rank) {
-    const std::string& name = o.properties[o.property_by_rank[rank]].name;
-    rest.assign(name, depth);
+  const grammar::Frame& object = t.frames[t.frames.size() - 2];
+  const grammar::ObjectSpec& o = grammar.specs.objects[grammar.specs.values[object.spec].object];
+  const uint32_t depth = o.names.depth(t.frames.back().a);
+  for (auto [node, rank] : declared_nodes) {
+    rest.assign(o.properties[o.property_by_rank[rank]].name, depth);
     rest.push_back('"');
-    const size_t node = trie.Find(rest);
-    if (node == SIZE_MAX) continue;
-    for (uint32_t k = trie.begin[node]; k < trie.begin[trie.skip[node]]; ++k)
-      mask[trie.values[k] / 32] &= ~(1u << (trie.values[k] % 32));
     const ThreadSet* after = FeedFrom(from, rest);
     if (after == nullptr) continue;
     for (uint32_t k = trie.begin[node]; k < trie.begin[node + 1]; ++k)
@@ -616,6 +695,80 @@ bool Matcher::State::FastNumber(std::span<uint32_t> mask) {
   return true;
 }
 
+// How the string on top of a thread is masked: from its string class (`inside` is then the
+// bitmask of the tokens that stay inside), with each closing token checked against the
+// automaton, or by a walk. The class serves when no token can kill the automaton (its state's
+// death depth is beyond the longest token) and the length bound leaves room for the longest
+// token and what the automaton may still need; the closings need a check unless no token can
+// leave the automaton unmatched either.
+Matcher::State::StringPath Matcher::State::StringPathFor(
+    const grammar::Frame& top, const grammar::StringSpec& spec,
+    const std::vector<uint32_t>*& inside) const {
+  if (top.b >= grammar::kLexClassStates) return StringPath::kWalk;
+  uint64_t needed = 0;  // code points the automaton may still need after a token
+  StringPath path = StringPath::kClass;
+  if (spec.dfa != grammar::kNone) {
+    const grammar::DfaReach& reach = grammar.specs.dfa_reach[spec.dfa];
+    const size_t longest = grammar.index->max_token_bytes;
+    if (reach.death[top.a] <= longest) return StringPath::kWalk;
+    if (reach.unsettled[top.a] <= longest) {
+      path = StringPath::kCheckClosings;
+      needed = reach.max_to_accept;
+    }
+  }
+  const grammar::StringClass& cls = grammar.index->string_classes[top.b];
+  const uint64_t remaining =
+      spec.max_length == UINT64_MAX ? UINT64_MAX : spec.max_length - top.count;
+  if (remaining >= uint64_t{cls.max_inside_code_points} + needed) {
+    inside = &cls.inside;
+  } else if (path == StringPath::kClass && top.b == grammar::kLexNormal &&
+             remaining < cls.inside_at_most.size()) {
+    inside = &cls.inside_at_most[remaining];
+  } else {
+    return StringPath::kWalk;
+  }
+  return path;
+}
+
+// The closing tokens of a string whose automaton the class cannot vouch for at the quote:
+// those whose continuation the state after the string takes, each stepped through the string
+// frame alone up to its quote (fewer code points than the automaton still needs: refused).
+void Matcher::State::CheckedClosings(const grammar::Thread& t, std::span<uint32_t> mask) {
+  const grammar::Frame& top = t.frames.back();
+  const grammar::StringSpec& spec = grammar.specs.values[top.spec].string;
+  const grammar::DfaReach& reach = grammar.specs.dfa_reach[spec.dfa];
+  if (reach.accepting == UINT32_MAX) return;
+  const grammar::StringClass& cls = grammar.index->string_classes[top.b];
+  thread = t;
+  grammar::Frame& closing = thread.frames.back();
+  closing.b = grammar::kLexNormal;
+  closing.c = 0;
+  closing.a = reach.accepting;  // the state after the string does not depend on it
+  closing.count = static_cast<uint32_t>(std::max<uint64_t>(closing.count, spec.min_length));
+  post.Clear();
+  runtime.Feed(thread, '"', post);
+  if (post.empty()) return;
+  const uint32_t needed = grammar.specs.dfa_min_to_accept[spec.dfa][top.a];
+  auto check = [&](uint32_t token, uint32_t code_points) {
+    if (code_points < needed) return;
+    grammar::Frame frame = top;
+    for (char c : grammar.vocabulary->bytes(token)) {
+      const int taken = runtime.StepStringOnly(frame, static_cast<uint8_t>(c));
+      if (taken == 0) return;
+      if (taken == 2) {
+        SetBit(mask, token);
+        return;
+      }
+    }
+  };
+  for (auto [token, code_points] : cls.close_exactly)
+    check(token, code_points);
+  Walk(cls.suffixes, post, [&](uint32_t group) {
+    for (auto [token, code_points] : cls.members[group])
+      check(token, code_points);
+  });
+}
+
 // Handles thread `index` of the current state with a string class when it can; false when
 // the thread must be walked.
 bool Matcher::State::FastThread(size_t index, std::span<uint32_t> mask) {
@@ -627,25 +780,19 @@ bool Matcher::State::FastThread(size_t index, std::span<uint32_t> mask) {
   const grammar::Specs& specs = grammar.specs;
   if (top.kind == FrameKind::kString && top.phase != 0xFF) {
     const grammar::StringSpec& spec = specs.values[top.spec].string;
-    if (spec.dfa != grammar::kNone || top.b >= grammar::kLexClassStates) {
-      current.Load(index, specs.seen_words, loaded);
-      DeferStringWalk();
-      return true;
-    }
-    const grammar::StringClass& cls = grammar.index->string_classes[top.b];
-    const uint64_t remaining =
-        spec.max_length == UINT64_MAX ? UINT64_MAX : spec.max_length - top.count;
-    if (remaining >= cls.max_inside_code_points) {
-      OrInto(mask, cls.inside);
-    } else if (top.b == grammar::kLexNormal && remaining < cls.inside_at_most.size()) {
-      OrInto(mask, cls.inside_at_most[remaining]);
-    } else {
-      current.Load(index, specs.seen_words, loaded);
-      DeferStringWalk();
-      return true;
-    }
+    const std::vector<uint32_t>* inside = nullptr;
+    const StringPath path = StringPathFor(top, spec, inside);
     current.Load(index, specs.seen_words, loaded);
-    FastString(loaded, mask);
+    if (path == StringPath::kWalk) {
+      DeferStringWalk();
+      return true;
+    }
+    OrInto(mask, *inside);
+    if (path == StringPath::kClass) {
+      FastString(loaded, mask);
+    } else {
+      CheckedClosings(loaded, mask);
+    }
     return true;
   }
   if (top.kind != FrameKind::kKey || top.b >= grammar::kLexClassStates) return false;
@@ -663,16 +810,8 @@ bool Matcher::State::FastThread(size_t index, std::span<uint32_t> mask) {
       return true;
     }
   }
-  // FastKey clears the bits of the tokens that finish a declared name before deciding them,
-  // so beside other threads' bits it works on a mask of its own.
-  std::span<uint32_t> own = mask;
-  if (index > 0) {
-    key_mask.assign(mask.size(), 0);
-    own = key_mask;
-  }
-  OrInto(own, grammar.index->string_classes[top.b].inside);
-  FastKey(loaded, own);
-  if (index > 0) OrInto(mask, key_mask);
+  OrInto(mask, grammar.index->string_classes[top.b].inside);
+  FastKey(loaded, mask);
   return true;
 }
 

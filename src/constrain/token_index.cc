@@ -45,14 +45,18 @@ FlatTrie FlatTrie::Build(std::vector<std::pair<std::string, uint32_t>> items) {
     path.pop_back();
   }
   trie.begin.push_back(static_cast<uint32_t>(trie.values.size()));
+  trie.root.fill(FlatTrie::kNoNode);
+  for (size_t i = 0; i < trie.size(); i = trie.skip[i])
+    trie.root[trie.byte[i]] = static_cast<uint32_t>(i);
   return trie;
 }
 
 size_t FlatTrie::Find(std::string_view path) const {
-  size_t lo = 0;
-  size_t hi = size();
-  size_t node = SIZE_MAX;
-  for (char c : path) {
+  if (path.empty() || root[static_cast<uint8_t>(path[0])] == kNoNode) return SIZE_MAX;
+  size_t node = root[static_cast<uint8_t>(path[0])];
+  size_t lo = node + 1;
+  size_t hi = skip[node];
+  for (char c : path.substr(1)) {
     node = SIZE_MAX;
     for (size_t k = lo; k < hi; k = skip[k]) {
       if (byte[k] == static_cast<uint8_t>(c)) {

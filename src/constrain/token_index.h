@@ -3,6 +3,7 @@
 // process-wide cache keyed by the vocabulary's identity.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -25,6 +26,10 @@ struct FlatTrie {
   std::vector<uint32_t> begin;  // size() + 1 entries
   std::vector<uint32_t> values;
   size_t max_depth = 0;
+  // The root's child by byte, or kNoNode: a walk or a lookup from the root reads only the
+  // subtrees it needs instead of every child's scattered entries.
+  static constexpr uint32_t kNoNode = UINT32_MAX;
+  std::array<uint32_t, 256> root{};
 
   size_t size() const { return byte.size(); }
   // The node reached from the root by `path`, or SIZE_MAX. O(path × siblings).

@@ -61,6 +61,9 @@ const char* const kSchemas[] = {
     R"({"type":"array","items":{"type":"number","minimum":-2.5,"exclusiveMaximum":100},"maxItems":3})",
     R"({"type":"array","items":{"anyOf":[{"type":"string","pattern":"^a+$"},{"type":"string","pattern":"b","maxLength":5},{"type":"string","format":"ipv4"}]},"maxItems":3})",
     R"({})",
+    // Searched patterns: before their match no token can kill them (masks from the string
+    // class, closing tokens checked), after it every token leaves them matching.
+    R"({"type":"array","items":{"anyOf":[{"type":"string","pattern":"[0-9]{2}"},{"type":"string","pattern":"\u00e9a","minLength":2,"maxLength":9},{"type":"string","pattern":"x$"}]},"maxItems":3})",
     // Two open objects alive at once, with declared names that share a prefix: each key
     // thread decides the tokens that finish its declared names without the other's bits.
     R"({"anyOf":[{"type":"object","properties":{"name":{"type":"integer"},"nb":{"type":"boolean"}}},{"type":"object","properties":{"name":{"type":"string","maxLength":3},"id":{"const":12}},"required":["name"]}]})",
