@@ -493,7 +493,13 @@ Runtime::Outcome Runtime::KeyClose(Thread& thread) {
 }
 
 Runtime::Outcome Runtime::StepKey(Thread& thread, int byte) {
-  if (byte == kEndOfInput) return Outcome::kRefused;
+  const int taken = StepKeyOnly(thread, byte);
+  if (taken == 0) return Outcome::kRefused;
+  return taken == 2 ? KeyClose(thread) : Outcome::kConsumed;
+}
+
+int Runtime::StepKeyOnly(Thread& thread, int byte) {
+  if (byte == kEndOfInput) return 0;
   struct Sink {
     Runtime& runtime;
     Thread& thread;
@@ -503,14 +509,11 @@ Runtime::Outcome Runtime::StepKey(Thread& thread, int byte) {
   uint32_t state = thread.frames.back().b;
   uint32_t code = thread.frames.back().c;
   const LexResult result = LexString(state, code, static_cast<uint8_t>(byte), sink);
-  if (result == LexResult::kRefused) return Outcome::kRefused;
-  if (result == LexResult::kClosed) {
-    if (state != kLexNormal) return Outcome::kRefused;
-    return KeyClose(thread);
-  }
+  if (result == LexResult::kRefused) return 0;
+  if (result == LexResult::kClosed) return state == kLexNormal ? 2 : 0;
   thread.frames.back().b = state;
   thread.frames.back().c = code;
-  return Outcome::kConsumed;
+  return 1;
 }
 
 namespace {

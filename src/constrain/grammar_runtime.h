@@ -122,6 +122,10 @@ class Runtime {
     const Outcome outcome = StepString(frame, byte);
     return outcome == Outcome::kConsumed ? 1 : outcome == Outcome::kDone ? 2 : 0;
   }
+  // One byte for the key on top of `thread`, which may hold only the object and the key (the
+  // object's seen bits with it): 1 taken, 0 refused, 2 the closing quote, the name not yet
+  // closed (Feed closes it).
+  int StepKeyOnly(Thread& thread, int byte);
   // Pops the complete value on top of `thread` as if its end had been read.
   void PopValue(Thread& thread) {
     thread.frames.pop_back();

@@ -449,6 +449,8 @@ Expected<AltsId> Builder::Alternatives(Conj seeds) {
   for (const Conj& flat : flats) {
     auto spec = Spec(flat);
     if (!spec) return spec.error();
+    // An enum with no value of the allowed types leaves no type: nothing can be written.
+    if (specs_.values[*spec].types == 0) continue;
     list.push_back(*spec);
   }
   specs_.alts[id] = std::move(list);

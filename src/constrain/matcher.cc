@@ -152,7 +152,21 @@ struct Matcher::State {
   void ForDeclaredKeyTokens(Each each) const;
   void DecideDeclaredKeyTokens(const grammar::Thread& thread, std::span<uint32_t> mask);
   bool FastNumber(std::span<uint32_t> mask);
-  void ClosingOneByOne(const grammar::Thread& thread, std::span<uint32_t> mask);
+  struct KeyPost {
+    uint32_t literal = grammar::kNone;
+    grammar::AltsId alts = grammar::kNone;
+    ThreadSet post;
+    std::vector<uint8_t> groups;  // suffix groups `post` takes, once groups_done
+    bool groups_done = false;
+  };
+  void SetKeyPair(const grammar::Thread& thread);
+  KeyPost* KeyPostFor(const grammar::Thread& thread, const grammar::Frame& key);
+  void PatternKeyClosings(const grammar::Thread& thread, std::span<uint32_t> mask);
+  void PatternKeyWalk(const grammar::Thread& thread, std::span<uint32_t> mask);
+  grammar::Thread key_pair;  // [object, key] of the key being masked
+  std::vector<grammar::Frame> key_levels;
+  std::vector<KeyPost> key_posts;
+  size_t key_post_count = 0;
 
   const CompiledGrammar::Impl& grammar;
   grammar::Runtime runtime;
@@ -523,19 +537,112 @@ void Matcher::State::FastString(const grammar::Thread& t, std::span<uint32_t> ma
   Walk(cls.suffixes, post, [&](uint32_t group) { admit(cls.members[group]); });
 }
 
-void Matcher::State::ClosingOneByOne(const grammar::Thread& t, std::span<uint32_t> mask) {
+// Keys of objects with patternProperties: the key is stepped as the pair [object, key] alone
+// (SetKeyPair), and the state after the name is computed once per kind of name — declared
+// property, or the value alternatives its patterns give — in one FillMask.
+void Matcher::State::SetKeyPair(const grammar::Thread& t) {
+  const size_t n = t.frames.size();
+  const size_t words = grammar.specs.seen_words;
+  key_pair.frames.assign(t.frames.end() - 2, t.frames.end());
+  key_pair.seen.assign(t.seen.begin() + static_cast<ptrdiff_t>((n - 2) * words),
+                       t.seen.begin() + static_cast<ptrdiff_t>(n * words));
+  key_post_count = 0;
+}
+
+// The state after the name that `key` (at its closing quote) ends, or null when it cannot
+// close there.
+Matcher::State::KeyPost* Matcher::State::KeyPostFor(const grammar::Thread& t,
+                                                    const grammar::Frame& key) {
+  const grammar::Frame& object = t.frames[t.frames.size() - 2];
+  const grammar::ObjectSpec& o = grammar.specs.objects[grammar.specs.values[object.spec].object];
+  const uint32_t literal = key.a == grammar::kNone ? grammar::kNone : o.names.literal(key.a);
+  grammar::AltsId alts = o.undeclared;
+  if (literal != grammar::kNone) {
+    alts = o.properties[literal].value;
+  } else if (o.pattern_dfa != grammar::kNone && key.d != kDeadState) {
+    alts = o.undeclared_by_state[key.d];
+  }
+  for (size_t i = 0; i < key_post_count; ++i) {
+    if (key_posts[i].literal == literal && key_posts[i].alts == alts) {
+      return key_posts[i].post.empty() ? nullptr : &key_posts[i];
+    }
+  }
+  constexpr size_t kKeptKinds = 16;  // past it the last entry is recomputed each time
+  if (key_posts.size() <= key_post_count) key_posts.emplace_back();
+  KeyPost& entry = key_posts[key_post_count];
+  if (key_post_count < kKeptKinds) ++key_post_count;
+  entry.literal = literal;
+  entry.alts = alts;
+  entry.groups_done = false;
+  thread = t;
+  thread.frames.back() = key;
+  entry.post.Clear();
+  runtime.Feed(thread, '"', entry.post);
+  return entry.post.empty() ? nullptr : &entry;
+}
+
+// An open object with patternProperties: every name can be written, so the inside tokens
+// come from the string class; each closing token is stepped to its quote as the key pair,
+// and its continuation looked up among the suffix groups the state after that kind of name
+// takes.
+void Matcher::State::PatternKeyClosings(const grammar::Thread& t, std::span<uint32_t> mask) {
   const grammar::StringClass& cls = grammar.index->string_classes[t.frames.back().b];
-  ThreadSet& from = single;
-  from.Clear();
-  from.Append(t, grammar.specs.seen_words);
-  auto decide = [&](uint32_t token) {
-    if (Accepts(from, grammar.vocabulary->bytes(token))) SetBit(mask, token);
+  SetKeyPair(t);
+  auto check = [&](uint32_t token, uint32_t group) {
+    key_pair.frames.back() = t.frames.back();
+    int taken = 1;
+    for (char c : grammar.vocabulary->bytes(token)) {
+      taken = runtime.StepKeyOnly(key_pair, static_cast<uint8_t>(c));
+      if (taken != 1) break;
+    }
+    if (taken != 2) return;
+    KeyPost* entry = KeyPostFor(t, key_pair.frames.back());
+    if (entry == nullptr) return;
+    if (group != grammar::kNone && !entry->groups_done) {
+      entry->groups.assign(cls.members.size(), 0);
+      Walk(cls.suffixes, entry->post, [&](uint32_t g) { entry->groups[g] = 1; });
+      entry->groups_done = true;
+    }
+    if (group == grammar::kNone || entry->groups[group] != 0) SetBit(mask, token);
   };
   for (auto [token, code_points] : cls.close_exactly)
-    decide(token);
-  for (const auto& group : cls.members) {
-    for (auto [token, code_points] : group)
-      decide(token);
+    check(token, grammar::kNone);
+  for (uint32_t group = 0; group < cls.members.size(); ++group) {
+    for (auto [token, code_points] : cls.members[group])
+      check(token, group);
+  }
+}
+
+// A closed object with patternProperties: the trie is walked with the key pair alone, and
+// below each closing quote with the state after that kind of name.
+void Matcher::State::PatternKeyWalk(const grammar::Thread& t, std::span<uint32_t> mask) {
+  const grammar::FlatTrie& trie = grammar.index->trie;
+  SetKeyPair(t);
+  if (key_levels.size() < trie.max_depth + 1) key_levels.resize(trie.max_depth + 1);
+  key_levels[0] = t.frames.back();
+  auto set = [&](uint32_t token) { SetBit(mask, token); };
+  for (size_t i = 0; i < trie.size();) {
+    const size_t depth = trie.depth[i];
+    key_pair.frames.back() = key_levels[depth - 1];
+    const int taken = runtime.StepKeyOnly(key_pair, trie.byte[i]);
+    if (taken == 0) {
+      i = trie.skip[i];
+      continue;
+    }
+    if (taken == 2) {
+      KeyPost* entry = KeyPostFor(t, key_levels[depth - 1]);
+      if (entry != nullptr) {
+        for (uint32_t k = trie.begin[i]; k < trie.begin[i + 1]; ++k)
+          set(trie.values[k]);
+        if (trie.skip[i] > i + 1) WalkRange(trie, entry->post, i + 1, trie.skip[i], depth, set);
+      }
+      i = trie.skip[i];
+      continue;
+    }
+    for (uint32_t k = trie.begin[i]; k < trie.begin[i + 1]; ++k)
+      set(trie.values[k]);
+    key_levels[depth] = key_pair.frames.back();
+    ++i;
   }
 }
 
@@ -801,12 +908,20 @@ bool Matcher::State::FastThread(size_t index, std::span<uint32_t> mask) {
   const uint32_t object_index = specs.values[object.spec].object;
   if (object_index != grammar::kNone) {
     const grammar::ObjectSpec& o = specs.objects[object_index];
-    if (specs.alts[o.undeclared].empty()) return false;
+    // Which patterns a name matches decides its value. Every name can be written where
+    // undeclared names are allowed, or where no token can kill the patterns' automaton.
+    const bool any_name =
+        !specs.alts[o.undeclared].empty() ||
+        (o.pattern_dfa != grammar::kNone && top.d != kDeadState &&
+         specs.dfa_reach[o.pattern_dfa].death[top.d] > grammar.index->max_token_bytes);
+    if (o.pattern_dfa != grammar::kNone && !any_name) {
+      PatternKeyWalk(loaded, mask);
+      return true;
+    }
+    if (!any_name) return false;
     if (o.pattern_dfa != grammar::kNone) {
-      // Any name can be written, but which patterns it matches decides its value: the tokens
-      // that close it are decided one by one.
       OrInto(mask, grammar.index->string_classes[top.b].inside);
-      ClosingOneByOne(loaded, mask);
+      PatternKeyClosings(loaded, mask);
       return true;
     }
   }

@@ -161,6 +161,18 @@ TEST(GrammarBytes, Combinators) {
         {"{\"children\":[1]}", "{\"x\":1}"}}});
 }
 
+// A property whose value no JSON text can satisfy (an enum with no value of the allowed
+// type) is refused at its name's closing quote, so that no prefix leads to a dead end.
+TEST(GrammarBytes, NameWithoutPossibleValueRefusedAtItsQuote) {
+  auto grammar = Grammar(
+      R"({"type":"object","properties":{"name":{"const":"x","type":"array"},"n":{"enum":[1,"a"],"type":"string"}}})");
+  ASSERT_NE(grammar, nullptr);
+  EXPECT_FALSE(Matcher(grammar).AcceptBytes("{\"name\""));
+  EXPECT_TRUE(Matcher(grammar).AcceptBytes("{\"nam"));
+  EXPECT_TRUE(Accepts(grammar, "{\"n\":\"a\"}"));
+  EXPECT_FALSE(Accepts(grammar, "{\"n\":1}"));
+}
+
 TEST(GrammarBytes, CompactWhitespace) {
   GrammarOptions options;
   options.flexible_whitespace = false;

@@ -64,6 +64,11 @@ const char* const kSchemas[] = {
     // Searched patterns: before their match no token can kill them (masks from the string
     // class, closing tokens checked), after it every token leaves them matching.
     R"({"type":"array","items":{"anyOf":[{"type":"string","pattern":"[0-9]{2}"},{"type":"string","pattern":"\u00e9a","minLength":2,"maxLength":9},{"type":"string","pattern":"x$"}]},"maxItems":3})",
+    // Names under patternProperties: a closed object whose pattern, once matched, lets any
+    // name through, and an open one; the value depends on the patterns the name matches
+    // ("name" also matches ^n, so its value has to be both "x" and an array: no value).
+    R"({"type":"object","patternProperties":{"^a":{"type":"integer"},"b$":{"type":"string","maxLength":2}},"properties":{"ab":{"type":"boolean"}},"additionalProperties":false,"maxProperties":3})",
+    R"({"type":"object","patternProperties":{"[0-9]":{"type":"null"},"^n":{"type":"array","maxItems":1}},"properties":{"name":{"const":"x"}},"maxProperties":3})",
     // Two open objects alive at once, with declared names that share a prefix: each key
     // thread decides the tokens that finish its declared names without the other's bits.
     R"({"anyOf":[{"type":"object","properties":{"name":{"type":"integer"},"nb":{"type":"boolean"}}},{"type":"object","properties":{"name":{"type":"string","maxLength":3},"id":{"const":12}},"required":["name"]}]})",
