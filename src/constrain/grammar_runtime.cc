@@ -215,6 +215,9 @@ void Runtime::ChildDone(Thread& thread) {
   Frame& parent = thread.frames.back();
   parent.ws = 0;
   switch (parent.kind) {
+    case FrameKind::kCut:
+      cut_touched_ = true;
+      break;
     case FrameKind::kDocument:
       parent.phase = kDocAfter;
       break;
@@ -254,6 +257,9 @@ Runtime::Outcome Runtime::StepFrame(Thread& thread, int byte) {
       return StepKeyword(top, byte);
     case FrameKind::kLiteral:
       return StepLiteral(top, byte);
+    case FrameKind::kCut:
+      cut_touched_ = true;
+      return Outcome::kRefused;
   }
   return Outcome::kRefused;
 }
@@ -1013,6 +1019,28 @@ void Runtime::KeyNextBytes(const ThreadSet& in, size_t index, ByteSet& out) cons
     out.Set(o.names.edge_byte(top.a, i));
 }
 
+void Runtime::StringNextBytes(const Frame& top, ByteSet& out) const {
+  if (top.phase == 0xFF) {
+    out.Set('"');
+    return;
+  }
+  if (top.b == kLexNormal) {
+    out.Set('"');
+    out.Set('\\');
+    const uint32_t dfa = specs_.values[top.spec].string.dfa;
+    if (dfa != kNone) {
+      // Raw bytes go to the automaton as they are (escapes are the backslash above).
+      const ByteSet& live = specs_.dfa_live_bytes[dfa][top.a];
+      ByteSet lexer;
+      StringBytes(kLexNormal, lexer);
+      for (int w = 0; w < 4; ++w)
+        out.words[w] |= live.words[w] & lexer.words[w];
+      return;
+    }
+  }
+  StringBytes(top.b, out);
+}
+
 void Runtime::ThreadNextBytes(const ThreadSet& in, size_t index, ByteSet& out) const {
   const Frame& top = in.top(index);
   switch (top.kind) {
@@ -1025,25 +1053,7 @@ void Runtime::ThreadNextBytes(const ThreadSet& in, size_t index, ByteSet& out) c
       ContainerNextBytes(top, out);
       return;
     case FrameKind::kString:
-      if (top.phase == 0xFF) {
-        out.Set('"');
-        return;
-      }
-      if (top.b == kLexNormal) {
-        out.Set('"');
-        out.Set('\\');
-        const uint32_t dfa = specs_.values[top.spec].string.dfa;
-        if (dfa != kNone) {
-          // Raw bytes go to the automaton as they are (escapes are the backslash above).
-          const ByteSet& live = specs_.dfa_live_bytes[dfa][top.a];
-          ByteSet lexer;
-          StringBytes(kLexNormal, lexer);
-          for (int w = 0; w < 4; ++w)
-            out.words[w] |= live.words[w] & lexer.words[w];
-          return;
-        }
-      }
-      StringBytes(top.b, out);
+      StringNextBytes(top, out);
       return;
     case FrameKind::kKey:
       KeyNextBytes(in, index, out);
@@ -1072,6 +1082,10 @@ void Runtime::ThreadNextBytes(const ThreadSet& in, size_t index, ByteSet& out) c
       if (trie.whitespace_after(top.a)) AddWhitespace(out);
       return;
     }
+    case FrameKind::kCut:
+      for (uint64_t& word : out.words)
+        word = ~uint64_t{0};
+      return;
   }
 }
 

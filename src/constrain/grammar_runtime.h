@@ -33,6 +33,7 @@ enum class FrameKind : uint8_t {
   kNumber,
   kKeyword,  // true, false, null
   kLiteral,  // one of an enum's canonical texts
+  kCut,      // stands for the frames a walk left out below (see Runtime::TakeCutTouched)
 };
 
 struct Frame {
@@ -137,6 +138,14 @@ class Runtime {
   void NextBytes(const ThreadSet& in, ByteSet& out) const;
   size_t seen_words() const { return specs_.seen_words; }
   const Specs& specs() const { return specs_; }
+  // True (and reset) when a step since the last call reached a kCut frame: a value below the
+  // frames a walk kept ended, or a byte went to the frames it left out, so that step's result
+  // says nothing about the whole thread.
+  bool TakeCutTouched() {
+    const bool touched = cut_touched_;
+    cut_touched_ = false;
+    return touched;
+  }
   // Threads dropped because more than kMaxLiveThreads were alive.
   size_t dropped_threads() const { return dropped_; }
 
@@ -162,6 +171,7 @@ class Runtime {
   bool StringProbe(const Frame& frame, uint32_t first, uint32_t last) const;
   void ThreadNextBytes(const ThreadSet& in, size_t index, ByteSet& out) const;
   void ContainerNextBytes(const Frame& top, ByteSet& out) const;
+  void StringNextBytes(const Frame& top, ByteSet& out) const;
   void KeyNextBytes(const ThreadSet& in, size_t index, ByteSet& out) const;
   void ValueStartBytes(AltsId alts, ByteSet& out) const;
   void StringBytes(uint32_t lexer, ByteSet& out) const;
@@ -186,6 +196,7 @@ class Runtime {
   Thread work_;
   ThreadSet end_scratch_;
   size_t dropped_ = 0;
+  bool cut_touched_ = false;
 };
 
 }  // namespace crux::constrain::grammar

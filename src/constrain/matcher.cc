@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <deque>
 #include <utility>
 
 #include "grammar_runtime.h"
@@ -123,9 +124,24 @@ struct Matcher::State {
   template <typename OnValue>
   void WalkRange(const grammar::FlatTrie& trie, const ThreadSet& start, size_t begin, size_t end,
                  size_t base, OnValue on_value, bool skip_whitespace = false);
+  // The state a walk steps (cut down, or the whole one) and the whole one.
+  struct Stepping {
+    const ThreadSet& stepped;
+    const ThreadSet& whole;
+    bool cut;
+  };
+  bool CutDown(const ThreadSet& start, ThreadSet& out);
   template <typename OnValue>
-  void WalkNodes(const grammar::FlatTrie& trie, const ThreadSet& start, size_t begin, size_t end,
+  void WalkNodes(const grammar::FlatTrie& trie, const Stepping& from, size_t begin, size_t end,
                  size_t base, OnValue on_value);
+  template <typename OnValue>
+  void WalkWhole(const grammar::FlatTrie& trie, const ThreadSet& whole, size_t node, size_t base,
+                 OnValue on_value);
+  std::deque<ThreadSet> cut_states;  // per nesting of walks (stable references)
+  std::deque<std::pair<ThreadSet, ThreadSet>> whole_states;
+  std::vector<char> walk_path;  // the bytes from the root to the node being stepped
+  size_t walk_nesting = 0;
+  grammar::Thread cut_thread;
   template <typename OnValue>
   void WalkVocabulary(const ThreadSet& start, OnValue on_value);
   uint32_t WhitespaceRun(const ThreadSet& start);
@@ -332,27 +348,71 @@ void Matcher::State::WalkRange(const grammar::FlatTrie& trie, const ThreadSet& s
   if (levels.size() < trie.max_depth + 1) {
     levels.resize(trie.max_depth + 1);
     next_bytes.resize(trie.max_depth + 1);
+    walk_path.resize(trie.max_depth + 1);
   }
   runtime.NextBytes(start, next_bytes[base]);
   if (skip_whitespace) next_bytes[base].words[0] &= ~kWhitespaceBits;
+  // Walks nest (a fallback walks a subtree from inside a walk): each level of nesting has
+  // its own cut-down state.
+  if (walk_nesting == cut_states.size()) cut_states.emplace_back();
+  ThreadSet& cut = cut_states[walk_nesting];
+  const bool cut_down = CutDown(start, cut);
+  const Stepping stepping{cut_down ? cut : start, start, cut_down};
+  ++walk_nesting;
   if (base != 0 || begin != 0 || end != trie.size()) {
-    WalkNodes(trie, start, begin, end, base, on_value);
-    return;
-  }
-  // The whole trie: only the subtrees of the bytes the state can take.
-  for (size_t word = 0; word < 4; ++word) {
-    for (uint64_t bits = next_bytes[0].words[word]; bits != 0; bits &= bits - 1) {
-      const size_t byte = word * 64 + static_cast<size_t>(std::countr_zero(bits));
-      const uint32_t node = trie.root[byte];
-      if (node != grammar::FlatTrie::kNoNode)
-        WalkNodes(trie, start, node, trie.skip[node], 0, on_value);
+    WalkNodes(trie, stepping, begin, end, base, on_value);
+  } else {
+    // The whole trie: only the subtrees of the bytes the state can take.
+    for (size_t word = 0; word < 4; ++word) {
+      for (uint64_t bits = next_bytes[0].words[word]; bits != 0; bits &= bits - 1) {
+        const size_t byte = word * 64 + static_cast<size_t>(std::countr_zero(bits));
+        const uint32_t node = trie.root[byte];
+        if (node != grammar::FlatTrie::kNoNode) {
+          WalkNodes(trie, stepping, node, trie.skip[node], 0, on_value);
+        }
+      }
     }
   }
+  --walk_nesting;
 }
 
-// The nodes [begin, end) below depth `base`, with next_bytes[base] already filled.
+// Cuts each thread of `start` down to its topmost container and what lies above it, with a
+// kCut frame for the rest, into `out`, and merges the threads that become equal (the
+// alternatives of an anyOf that differ only below). False when that would change nothing
+// worth the copy: one thread of at most three frames.
+bool Matcher::State::CutDown(const ThreadSet& start, ThreadSet& out) {
+  if (start.size() == 1 && start.depth(0) <= 3) return false;
+  const size_t words = grammar.specs.seen_words;
+  out.Clear();
+  for (size_t i = 0; i < start.size(); ++i) {
+    start.Load(i, words, cut_thread);
+    size_t keep = cut_thread.frames.size() - 1;
+    while (keep > 0 && cut_thread.frames[keep].kind != FrameKind::kDocument &&
+           cut_thread.frames[keep].kind != FrameKind::kObject &&
+           cut_thread.frames[keep].kind != FrameKind::kArray) {
+      --keep;
+    }
+    if (keep > 0) {
+      cut_thread.frames.erase(cut_thread.frames.begin(),
+                              cut_thread.frames.begin() + static_cast<ptrdiff_t>(keep - 1));
+      cut_thread.frames[0] = grammar::Frame{};
+      cut_thread.frames[0].kind = FrameKind::kCut;
+      cut_thread.seen.erase(cut_thread.seen.begin(),
+                            cut_thread.seen.begin() + static_cast<ptrdiff_t>((keep - 1) * words));
+      std::fill(cut_thread.seen.begin(), cut_thread.seen.begin() + static_cast<ptrdiff_t>(words),
+                0);
+    }
+    out.Append(cut_thread, words);
+  }
+  if (out.size() > 1) out.Dedupe(words);
+  return true;
+}
+
+// The nodes [begin, end) below depth `base`, with next_bytes[base] already filled. Steps go
+// through the cut-down state; a node whose step reaches the cut is decided, with its subtree,
+// from the whole state after its bytes.
 template <typename OnValue>
-void Matcher::State::WalkNodes(const grammar::FlatTrie& trie, const ThreadSet& start, size_t begin,
+void Matcher::State::WalkNodes(const grammar::FlatTrie& trie, const Stepping& from, size_t begin,
                                size_t end, size_t base, OnValue on_value) {
   for (size_t i = begin; i < end;) {
     const size_t depth = trie.depth[i];
@@ -361,8 +421,15 @@ void Matcher::State::WalkNodes(const grammar::FlatTrie& trie, const ThreadSet& s
       i = trie.skip[i];
       continue;
     }
-    const ThreadSet& parent = depth == base + 1 ? start : levels[depth - 1];
-    if (!runtime.Step(parent, trie.byte[i], levels[depth])) {
+    walk_path[depth] = static_cast<char>(trie.byte[i]);
+    const ThreadSet& parent = depth == base + 1 ? from.stepped : levels[depth - 1];
+    const bool alive = runtime.Step(parent, trie.byte[i], levels[depth]);
+    if (from.cut && runtime.TakeCutTouched()) {
+      WalkWhole(trie, from.whole, i, base, on_value);
+      i = trie.skip[i];
+      continue;
+    }
+    if (!alive) {
       i = trie.skip[i];
       continue;
     }
@@ -371,6 +438,25 @@ void Matcher::State::WalkNodes(const grammar::FlatTrie& trie, const ThreadSet& s
     if (trie.skip[i] > i + 1) runtime.NextBytes(levels[depth], next_bytes[depth]);
     ++i;
   }
+}
+
+// Node `node` and its subtree from `whole`, the state at depth `base`: the bytes of the path
+// down to the node are fed to it first.
+template <typename OnValue>
+void Matcher::State::WalkWhole(const grammar::FlatTrie& trie, const ThreadSet& whole, size_t node,
+                               size_t base, OnValue on_value) {
+  const size_t depth = trie.depth[node];
+  if (walk_nesting >= whole_states.size()) whole_states.resize(walk_nesting + 1);
+  auto& [state_a, state_b] = whole_states[walk_nesting];
+  const ThreadSet* at = &whole;
+  for (size_t d = base + 1; d <= depth; ++d) {
+    ThreadSet& to = at == &state_a ? state_b : state_a;
+    if (!runtime.Step(*at, static_cast<uint8_t>(walk_path[d]), to)) return;
+    at = &to;
+  }
+  for (uint32_t k = trie.begin[node]; k < trie.begin[node + 1]; ++k)
+    on_value(trie.values[k]);
+  if (trie.skip[node] > node + 1) WalkRange(trie, *at, node + 1, trie.skip[node], depth, on_value);
 }
 
 namespace {
