@@ -123,7 +123,7 @@ struct Matcher::State {
   void Walk(const grammar::FlatTrie& trie, const ThreadSet& start, OnValue on_value);
   template <typename OnValue>
   void WalkRange(const grammar::FlatTrie& trie, const ThreadSet& start, size_t begin, size_t end,
-                 size_t base, OnValue on_value, bool skip_whitespace = false);
+                 size_t base, OnValue on_value, const grammar::ByteSet& skipped = {});
   // The state a walk steps (cut down, or the whole one) and the whole one.
   struct Stepping {
     const ThreadSet& stepped;
@@ -142,8 +142,7 @@ struct Matcher::State {
   std::vector<char> walk_path;  // the bytes from the root to the node being stepped
   size_t walk_nesting = 0;
   grammar::Thread cut_thread;
-  template <typename OnValue>
-  void WalkVocabulary(const ThreadSet& start, OnValue on_value);
+  void WalkVocabulary(const ThreadSet& start, std::span<uint32_t> mask);
   uint32_t WhitespaceRun(const ThreadSet& start);
   struct WalkGroup {
     grammar::Frame top;
@@ -157,11 +156,17 @@ struct Matcher::State {
   int StepLevel(StringLevel& level, uint8_t byte, grammar::Frame& frame, const ByteDfa* dfa,
                 const uint32_t* to_accept);
   bool FastThread(size_t index, std::span<uint32_t> mask);
-  void FastString(const grammar::Thread& thread, std::span<uint32_t> mask);
+  void FastString(const grammar::Thread& thread, std::span<uint32_t> mask,
+                  const grammar::StringClass* cls = nullptr);
   enum class StringPath : uint8_t { kClass, kCheckClosings, kWalk };
   StringPath StringPathFor(const grammar::Frame& top, const grammar::StringSpec& spec,
-                           const std::vector<uint32_t>*& inside) const;
-  void CheckedClosings(const grammar::Thread& thread, std::span<uint32_t> mask);
+                           const std::vector<uint32_t>*& inside,
+                           const grammar::StringClass* cls = nullptr) const;
+  void CheckedClosings(const grammar::Thread& thread, std::span<uint32_t> mask,
+                       const grammar::StringClass* cls = nullptr);
+  bool QuoteFromClass(const ThreadSet& start, std::span<uint32_t> mask);
+  ThreadSet after_quote;  // the state after an opening quote, for QuoteFromClass
+  grammar::Thread quote_thread;
   void FastKey(const grammar::Thread& thread, std::span<uint32_t> mask);
   void ListDeclaredKeyTokens(const grammar::Thread& thread);
   template <typename Each>
@@ -341,17 +346,19 @@ void Matcher::State::Walk(const grammar::FlatTrie& trie, const ThreadSet& start,
 
 // Walks the nodes [begin, end) of `trie`, a subtree whose nodes lie below depth `base`, from
 // state `start` at that depth.
-// (With `skip_whitespace`, the subtrees of whitespace bytes right below `base` are left out.)
+// (The subtrees of the `skipped` bytes right below `base` are left out.)
 template <typename OnValue>
 void Matcher::State::WalkRange(const grammar::FlatTrie& trie, const ThreadSet& start, size_t begin,
-                               size_t end, size_t base, OnValue on_value, bool skip_whitespace) {
+                               size_t end, size_t base, OnValue on_value,
+                               const grammar::ByteSet& skipped) {
   if (levels.size() < trie.max_depth + 1) {
     levels.resize(trie.max_depth + 1);
     next_bytes.resize(trie.max_depth + 1);
     walk_path.resize(trie.max_depth + 1);
   }
   runtime.NextBytes(start, next_bytes[base]);
-  if (skip_whitespace) next_bytes[base].words[0] &= ~kWhitespaceBits;
+  for (size_t w = 0; w < 4; ++w)
+    next_bytes[base].words[w] &= ~skipped.words[w];
   // Walks nest (a fallback walks a subtree from inside a walk): each level of nesting has
   // its own cut-down state.
   if (walk_nesting == cut_states.size()) cut_states.emplace_back();
@@ -490,16 +497,17 @@ uint32_t Matcher::State::WhitespaceRun(const ThreadSet& start) {
 // Every token from `start`. The tokens that begin with whitespace come from the whitespace
 // class where it applies: the blank-only ones by length, the others by what follows their
 // blanks, walked once from the state after one blank.
-template <typename OnValue>
-void Matcher::State::WalkVocabulary(const ThreadSet& start, OnValue on_value) {
+// The tokens that open a string come from the class of tokens seen after a quote where
+// every thread then stands at the start of a string the classes serve.
+void Matcher::State::WalkVocabulary(const ThreadSet& start, std::span<uint32_t> mask) {
+  auto on_value = [&](uint32_t token) { SetBit(mask, token); };
   const grammar::FlatTrie& trie = grammar.index->trie;
   const uint32_t run = WhitespaceRun(start);
-  if (run == kWalkWhitespace) {
-    WalkRange(trie, start, 0, trie.size(), 0, on_value);
-    return;
-  }
-  WalkRange(trie, start, 0, trie.size(), 0, on_value, true);
-  if (run == 0) return;
+  grammar::ByteSet skipped;
+  if (run != kWalkWhitespace) skipped.words[0] = kWhitespaceBits;
+  if (QuoteFromClass(start, mask)) skipped.Set('"');
+  WalkRange(trie, start, 0, trie.size(), 0, on_value, skipped);
+  if (run == kWalkWhitespace || run == 0) return;
   const grammar::WhitespaceClass& blanks = grammar.index->whitespace;
   for (auto [length, token] : blanks.only) {
     if (length > run) break;
@@ -510,6 +518,44 @@ void Matcher::State::WalkVocabulary(const ThreadSet& start, OnValue on_value) {
       if (length <= run) on_value(token);
     }
   });
+}
+
+// The tokens that begin with a quote, when the quote opens a string in every thread and the
+// string classes serve each: the quote alone, then each thread's string from the class of
+// tokens seen after a quote. False (nothing done) when the quote's subtree must be walked.
+bool Matcher::State::QuoteFromClass(const ThreadSet& start, std::span<uint32_t> mask) {
+  if (!runtime.Step(start, '"', after_quote)) return true;  // no token begins with a quote
+  const grammar::StringClass& cls = grammar.index->after_quote;
+  for (size_t i = 0; i < after_quote.size(); ++i) {
+    const grammar::Frame& top = after_quote.top(i);
+    if (top.kind != FrameKind::kString || top.phase == 0xFF || top.b != grammar::kLexNormal) {
+      return false;
+    }
+    const std::vector<uint32_t>* inside = nullptr;
+    if (StringPathFor(top, grammar.specs.values[top.spec].string, inside, &cls) ==
+        StringPath::kWalk) {
+      return false;
+    }
+  }
+  const grammar::FlatTrie& trie = grammar.index->trie;
+  const uint32_t quote = trie.root['"'];
+  if (quote == grammar::FlatTrie::kNoNode) return true;
+  for (uint32_t k = trie.begin[quote]; k < trie.begin[quote + 1]; ++k)
+    SetBit(mask, trie.values[k]);
+  for (size_t i = 0; i < after_quote.size(); ++i) {
+    const grammar::Frame& top = after_quote.top(i);
+    const grammar::StringSpec& spec = grammar.specs.values[top.spec].string;
+    const std::vector<uint32_t>* inside = nullptr;
+    const StringPath path = StringPathFor(top, spec, inside, &cls);
+    after_quote.Load(i, grammar.specs.seen_words, quote_thread);
+    OrInto(mask, *inside);
+    if (path == StringPath::kClass) {
+      FastString(quote_thread, mask, &cls);
+    } else {
+      CheckedClosings(quote_thread, mask, &cls);
+    }
+  }
+  return true;
 }
 
 // A string with a pattern, a format or a length bound too close for the string classes: the
@@ -598,10 +644,14 @@ void Matcher::State::FrameStringWalk(WalkGroup& group, std::span<uint32_t> mask)
   }
 }
 
-void Matcher::State::FastString(const grammar::Thread& t, std::span<uint32_t> mask) {
+// (`from_class`: the class to use instead of the top's lexer state's, e.g. the tokens that
+// open the string.)
+void Matcher::State::FastString(const grammar::Thread& t, std::span<uint32_t> mask,
+                                const grammar::StringClass* from_class) {
   const grammar::Frame& top = t.frames.back();
   const grammar::StringSpec& spec = grammar.specs.values[top.spec].string;
-  const grammar::StringClass& cls = grammar.index->string_classes[top.b];
+  const grammar::StringClass& cls =
+      from_class != nullptr ? *from_class : grammar.index->string_classes[top.b];
   // Closing tokens: the state after the quote does not depend on the string's content.
   thread = t;
   grammar::Frame& closing = thread.frames.back();
@@ -883,7 +933,7 @@ bool Matcher::State::FastNumber(std::span<uint32_t> mask) {
       SetBit(mask, token);
   });
   if (grammar::NumberComplete(top.phase)) {
-    WalkVocabulary(post, [&](uint32_t token) { SetBit(mask, token); });
+    WalkVocabulary(post, mask);
   }
   return true;
 }
@@ -896,7 +946,7 @@ bool Matcher::State::FastNumber(std::span<uint32_t> mask) {
 // leave the automaton unmatched either.
 Matcher::State::StringPath Matcher::State::StringPathFor(
     const grammar::Frame& top, const grammar::StringSpec& spec,
-    const std::vector<uint32_t>*& inside) const {
+    const std::vector<uint32_t>*& inside, const grammar::StringClass* from_class) const {
   if (top.b >= grammar::kLexClassStates) return StringPath::kWalk;
   uint64_t needed = 0;  // code points the automaton may still need after a token
   StringPath path = StringPath::kClass;
@@ -909,7 +959,8 @@ Matcher::State::StringPath Matcher::State::StringPathFor(
       needed = reach.max_to_accept;
     }
   }
-  const grammar::StringClass& cls = grammar.index->string_classes[top.b];
+  const grammar::StringClass& cls =
+      from_class != nullptr ? *from_class : grammar.index->string_classes[top.b];
   const uint64_t remaining =
       spec.max_length == UINT64_MAX ? UINT64_MAX : spec.max_length - top.count;
   if (remaining >= uint64_t{cls.max_inside_code_points} + needed) {
@@ -926,12 +977,15 @@ Matcher::State::StringPath Matcher::State::StringPathFor(
 // The closing tokens of a string whose automaton the class cannot vouch for at the quote:
 // those whose continuation the state after the string takes, each stepped through the string
 // frame alone up to its quote (fewer code points than the automaton still needs: refused).
-void Matcher::State::CheckedClosings(const grammar::Thread& t, std::span<uint32_t> mask) {
+void Matcher::State::CheckedClosings(const grammar::Thread& t, std::span<uint32_t> mask,
+                                     const grammar::StringClass* from_class) {
   const grammar::Frame& top = t.frames.back();
   const grammar::StringSpec& spec = grammar.specs.values[top.spec].string;
   const grammar::DfaReach& reach = grammar.specs.dfa_reach[spec.dfa];
   if (reach.accepting == UINT32_MAX) return;
-  const grammar::StringClass& cls = grammar.index->string_classes[top.b];
+  const grammar::StringClass& cls =
+      from_class != nullptr ? *from_class : grammar.index->string_classes[top.b];
+  const size_t skip = from_class != nullptr ? 1 : 0;  // the opening quote
   thread = t;
   grammar::Frame& closing = thread.frames.back();
   closing.b = grammar::kLexNormal;
@@ -945,7 +999,7 @@ void Matcher::State::CheckedClosings(const grammar::Thread& t, std::span<uint32_
   auto check = [&](uint32_t token, uint32_t code_points) {
     if (code_points < needed) return;
     grammar::Frame frame = top;
-    for (char c : grammar.vocabulary->bytes(token)) {
+    for (char c : grammar.vocabulary->bytes(token).substr(skip)) {
       const int taken = runtime.StepStringOnly(frame, static_cast<uint8_t>(c));
       if (taken == 0) return;
       if (taken == 2) {
@@ -1031,7 +1085,7 @@ bool Matcher::FillMask(std::span<uint32_t> mask) {
   for (size_t g = 0; g < s.walk_group_count; ++g)
     s.FrameStringWalk(s.walk_groups[g], mask);
   if (!s.slow.empty()) {
-    s.WalkVocabulary(s.slow, [&](uint32_t token) { SetBit(mask, token); });
+    s.WalkVocabulary(s.slow, mask);
   }
   if (s.runtime.CanEnd(s.current)) {
     for (uint32_t token : impl.vocabulary->end_of_generation())

@@ -77,7 +77,12 @@ size_t FlatTrie::memory_bytes() const {
 
 size_t VocabIndex::memory_bytes() const {
   size_t total = trie.memory_bytes();
-  for (const StringClass& c : string_classes) {
+  std::vector<const StringClass*> classes;
+  for (const StringClass& c : string_classes)
+    classes.push_back(&c);
+  classes.push_back(&after_quote);
+  for (const StringClass* cls : classes) {
+    const StringClass& c = *cls;
     total += c.inside.size() * 4 + c.suffixes.memory_bytes() + c.escaped_prefix.size() * 40;
     for (const auto& mask : c.inside_at_most)
       total += mask.size() * 4;
@@ -136,7 +141,9 @@ void SetBit(std::vector<uint32_t>& mask, uint32_t token) {
   mask[token / 32] |= 1u << (token % 32);
 }
 
-StringClass BuildClass(const Vocabulary& vocabulary, uint32_t start) {
+// With `after_quote`, the tokens that open a string (their first byte a quote) seen from just
+// after that quote: their bytes after the first are classified.
+StringClass BuildClass(const Vocabulary& vocabulary, uint32_t start, bool after_quote = false) {
   StringClass c;
   const size_t words = vocabulary.mask_words();
   c.inside.assign(words, 0);
@@ -145,7 +152,11 @@ StringClass BuildClass(const Vocabulary& vocabulary, uint32_t start) {
   std::vector<std::pair<std::string, uint32_t>> suffix_items;
   for (uint32_t id = 0; id < vocabulary.size(); ++id) {
     if (vocabulary.is_special(id)) continue;
-    const std::string_view bytes = vocabulary.bytes(id);
+    std::string_view bytes = vocabulary.bytes(id);
+    if (after_quote) {
+      if (bytes.size() < 2 || bytes[0] != '"') continue;
+      bytes.remove_prefix(1);
+    }
     const TokenInString where = Classify(bytes, start);
     if (where.result == LexResult::kRefused) continue;
     if (where.result == LexResult::kOk) {
@@ -284,6 +295,7 @@ std::shared_ptr<const VocabIndex> Build(const std::shared_ptr<const Vocabulary>&
     }
   }
   index->whitespace = BuildWhitespaceClass(*vocabulary);
+  index->after_quote = BuildClass(*vocabulary, kLexNormal, true);
   index->build_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
   return index;

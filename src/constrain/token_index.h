@@ -103,6 +103,9 @@ struct VocabIndex {
   std::vector<StringClass> string_classes;  // by lexer state, kLexClassStates of them
   std::vector<NumberClass> number_classes;  // [variant * kNumberPhases + phase]
   WhitespaceClass whitespace;
+  // The tokens that open a string and go on (a quote, then more), seen from after the quote:
+  // a value's string start comes from it as the string's content does from string_classes.
+  StringClass after_quote;
   size_t max_token_bytes = 0;
   double build_ms = 0;
   size_t memory_bytes() const;
