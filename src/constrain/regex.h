@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -47,23 +48,27 @@ struct RegexSource {
 
 // A DFA over bytes recognising several sources at once. A state is a uint32 (kDeadState is
 // the one state from which no source can match any more); every other state can still reach
-// a match of at least one source.
+// a match of at least one source. The tables are immutable and shared by every copy, so a
+// copy costs one reference count.
 class ByteDfa {
  public:
+  ByteDfa() = default;
   // The state before any byte (kDeadState when no source matches anything).
   uint32_t start() const { return start_; }
   // The state after `byte`; kDeadState stays dead.
   uint32_t Step(uint32_t state, uint8_t byte) const {
     return state == kDeadState ? kDeadState : transitions_[size_t{state} * 256 + byte];
   }
-  size_t state_count() const { return can_match_all_.size(); }
+  size_t state_count() const { return state_count_; }
   size_t source_count() const { return source_count_; }
   // True when source `source` matches the input read so far.
   bool Matches(uint32_t state, size_t source) const {
     return state != kDeadState && (MatchWords(state)[source / 32] >> (source % 32) & 1) != 0;
   }
   // True when every source matches the input read so far.
-  bool MatchesAll(uint32_t state) const;
+  bool MatchesAll(uint32_t state) const {
+    return state != kDeadState && AllSet(MatchWords(state), source_count_);
+  }
   // True when some continuation of the input makes every source match at once.
   bool CanMatchAll(uint32_t state) const {
     return state != kDeadState && can_match_all_[state] != 0;
@@ -72,17 +77,29 @@ class ByteDfa {
   // for kDeadState).
   std::span<const uint32_t> MatchWords(uint32_t state) const {
     if (state == kDeadState) return {};
-    return {match_words_.data() + size_t{state} * words_, words_};
+    return {match_words_ + size_t{state} * words_, words_};
   }
 
  private:
   friend class DfaBuilder;
+  struct Tables {
+    std::vector<uint32_t> transitions;  // state * 256 + byte
+    std::vector<uint32_t> match_words;  // state * words_
+    std::vector<uint8_t> can_match_all;
+  };
+  ByteDfa(std::shared_ptr<const Tables> tables, uint32_t start, size_t sources, size_t words);
+  // True when the first `bits` bits of `words` are all set.
+  static bool AllSet(std::span<const uint32_t> words, size_t bits);
+
+  std::shared_ptr<const Tables> tables_;
+  // Into *tables_, so that Step is one load.
+  const uint32_t* transitions_ = nullptr;
+  const uint32_t* match_words_ = nullptr;
+  const uint8_t* can_match_all_ = nullptr;
   uint32_t start_ = kDeadState;
+  size_t state_count_ = 0;
   size_t source_count_ = 0;
   size_t words_ = 0;
-  std::vector<uint32_t> transitions_;  // state * 256 + byte
-  std::vector<uint32_t> match_words_;  // state * words_
-  std::vector<uint8_t> can_match_all_;
 };
 
 // Compiles the sources into one automaton (a Thompson-style NFA over bytes, then subset
