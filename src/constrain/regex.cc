@@ -464,10 +464,25 @@ Expected<ByteDfa> BuildRegexes(std::span<const RegexSource> sources) {
   return DfaBuilder(builder.states(), std::move(spans), sources.size()).Build(starts);
 }
 
+// The sources as one unambiguous string: kind, format and the text's length before the text.
+std::string CacheKey(std::span<const RegexSource> sources) {
+  std::string key;
+  for (const RegexSource& source : sources) {
+    key += std::to_string(static_cast<int>(source.kind)) + ":" +
+           std::to_string(static_cast<int>(source.format)) + ":" +
+           std::to_string(source.text.size()) + ":" + source.text;
+  }
+  return key;
+}
+
 }  // namespace
 
 Expected<ByteDfa> CompileRegexes(std::span<const RegexSource> sources) {
-  return BuildRegexes(sources);
+  std::string key = CacheKey(sources);
+  if (auto cached = regex::CachedAutomaton(key)) return *std::move(cached);
+  Expected<ByteDfa> built = BuildRegexes(sources);
+  regex::CacheAutomaton(std::move(key), built);
+  return built;
 }
 
 uint32_t RunDfa(const ByteDfa& dfa, std::string_view text) {

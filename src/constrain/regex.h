@@ -11,7 +11,9 @@
 // (non-multiline). Lookaround, backreferences, word boundaries, `\p{…}` and inline flags are
 // kUnsupported.
 //
-// Thread-safety: CompileRegexes is a pure function; a ByteDfa is immutable and may be shared.
+// Thread-safety: CompileRegexes may be called from any thread (its results are memoised in the
+// process-wide cache of crux/constrain/automaton_cache.h); a ByteDfa is immutable and may be
+// shared.
 // Cost: compiling is bounded by kMaxNfaStates and kMaxDfaStates (times 256 bytes per state);
 // Step is one table lookup.
 #pragma once
@@ -105,7 +107,8 @@ class ByteDfa {
 // Compiles the sources into one automaton (a Thompson-style NFA over bytes, then subset
 // construction, then pruning of the states that cannot reach a match). Errors: kUnsupported
 // naming the construct ("lookahead `(?=`"), kInvalidArgument for a malformed pattern (with its
-// byte offset), kLimit past kMaxNfaStates or kMaxDfaStates.
+// byte offset), kLimit past kMaxNfaStates or kMaxDfaStates. The same sources, in the same order,
+// are compiled once per process while they stay in the automaton cache (errors too).
 Expected<ByteDfa> CompileRegexes(std::span<const RegexSource> sources);
 
 // Runs `dfa` over `text`; the state reached (kDeadState once dead).
