@@ -58,6 +58,7 @@ class DfaBuilder {
   // Turns the states' track bits into source bits.
   void SourceMatches();
   void Prune();
+  // Drops the states not `alive` and widens the transitions from classes to bytes.
   void Renumber(const std::vector<uint8_t>& alive);
 
   const std::vector<NfaState>& nfa_;
@@ -75,10 +76,11 @@ class DfaBuilder {
   std::vector<uint32_t> state_begin_ = {0};
   std::vector<uint64_t> state_hashes_;
   std::vector<uint32_t> slots_;        // open addressing over state_hashes_: state + 1, 0 when free
-  std::vector<uint32_t> transitions_;  // state * 256 + byte
+  std::vector<uint32_t> transitions_;  // state * classes + class, until Build widens it
   std::vector<uint32_t> match_words_;  // state * words_
   std::vector<uint8_t> can_match_all_;
   uint32_t start_ = kDeadState;
+  uint32_t row_shift_ = 0;  // log2 of the final rows' width
   // Scratch reused across closures and expansions.
   std::vector<std::pair<uint32_t, bool>> stack_;  // (state, past a `$`)
   std::vector<uint32_t> closure_bytes_;
@@ -91,10 +93,15 @@ class DfaBuilder {
 
 namespace {
 
+// Mixes `words` into `hash` (every input bit reaches the low bits that pick a slot).
 uint64_t HashWords(std::span<const uint32_t> words, uint64_t hash) {
-  for (uint32_t word : words)
-    hash = (hash ^ word) * 0x100000001B3ULL;
-  return hash ^ (hash >> 29);
+  for (uint32_t word : words) {
+    hash = (hash ^ word) * 0x9E3779B97F4A7C15ULL;
+    hash ^= hash >> 32;
+  }
+  hash ^= hash >> 33;
+  hash *= 0xFF51AFD7ED558CCDULL;
+  return hash ^ (hash >> 33);
 }
 
 }  // namespace
@@ -225,7 +232,7 @@ Expected<uint32_t> DfaBuilder::Intern() {
   state_begin_.push_back(static_cast<uint32_t>(state_bytes_.size()));
   state_hashes_.push_back(hash);
   match_words_.insert(match_words_.end(), closure_matches_.begin(), closure_matches_.end());
-  transitions_.resize(size_t{state + 1} * 256, kDeadState);
+  transitions_.resize(size_t{state + 1} * class_first_.size(), kDeadState);
   if ((size_t{state} + 1) * 2 > slots_.size()) {
     Rehash();
   } else {
@@ -262,7 +269,7 @@ Status DfaBuilder::Expand(uint32_t state) {
     }
     uint32_t target = kDeadState;
     if (same < c) {
-      target = transitions_[size_t{state} * 256 + class_first_[same]];
+      target = transitions_[state * classes + same];
     } else {
       distinct_.push_back({hash, c});
       Close(class_targets_[c], false);
@@ -270,9 +277,7 @@ Status DfaBuilder::Expand(uint32_t state) {
       if (!interned) return interned.error();
       target = *interned;
     }
-    const size_t end = c + 1 < classes ? class_first_[c + 1] : 256;
-    std::fill(transitions_.begin() + static_cast<ptrdiff_t>(size_t{state} * 256 + class_first_[c]),
-              transitions_.begin() + static_cast<ptrdiff_t>(size_t{state} * 256 + end), target);
+    transitions_[state * classes + c] = target;
   }
   return {};
 }
@@ -303,11 +308,12 @@ void DfaBuilder::SourceMatches() {
 // reach a state where every source matches. Edges are read once per byte class.
 void DfaBuilder::Prune() {
   const size_t count = state_hashes_.size();
+  const size_t classes = class_first_.size();
   std::vector<uint32_t> edge_begin(count + 1, 0);  // reversed edges, grouped by target
   std::vector<uint32_t> edges;
   for (size_t from = 0; from < count; ++from) {
-    for (uint8_t first : class_first_) {
-      const uint32_t to = transitions_[from * 256 + first];
+    for (size_t c = 0; c < classes; ++c) {
+      const uint32_t to = transitions_[from * classes + c];
       if (to != kDeadState) ++edge_begin[to + 1];
     }
   }
@@ -316,8 +322,8 @@ void DfaBuilder::Prune() {
   edges.resize(edge_begin[count]);
   std::vector<uint32_t> fill(edge_begin.begin(), edge_begin.end() - 1);
   for (size_t from = 0; from < count; ++from) {
-    for (uint8_t first : class_first_) {
-      const uint32_t to = transitions_[from * 256 + first];
+    for (size_t c = 0; c < classes; ++c) {
+      const uint32_t to = transitions_[from * classes + c];
       if (to != kDeadState) edges[fill[to]++] = static_cast<uint32_t>(from);
     }
   }
@@ -346,27 +352,30 @@ void DfaBuilder::Prune() {
   Renumber(alive);
 }
 
-// Drops the states not `alive`, keeping the others in order.
+// The kept states stay in order; rows are padded to a power of two so that Step shifts.
 void DfaBuilder::Renumber(const std::vector<uint8_t>& alive) {
   const size_t count = alive.size();
-  if (std::all_of(alive.begin(), alive.end(), [](uint8_t a) { return a != 0; })) return;
+  const size_t classes = class_first_.size();
+  while ((size_t{1} << row_shift_) < classes)
+    ++row_shift_;
   std::vector<uint32_t> renumber(count, kDeadState);
   uint32_t kept = 0;
   for (size_t s = 0; s < count; ++s) {
     if (alive[s]) renumber[s] = kept++;
   }
+  std::vector<uint32_t> rows(size_t{kept} << row_shift_, kDeadState);
   for (size_t s = 0; s < count; ++s) {
     if (!alive[s]) continue;
     const size_t to = renumber[s];
-    for (size_t byte = 0; byte < 256; ++byte) {
-      const uint32_t target = transitions_[s * 256 + byte];
-      transitions_[to * 256 + byte] = target == kDeadState ? kDeadState : renumber[target];
+    for (size_t c = 0; c < classes; ++c) {
+      const uint32_t target = transitions_[s * classes + c];
+      rows[(to << row_shift_) + c] = target == kDeadState ? kDeadState : renumber[target];
     }
     std::copy_n(match_words_.begin() + static_cast<ptrdiff_t>(s * words_), words_,
                 match_words_.begin() + static_cast<ptrdiff_t>(to * words_));
     can_match_all_[to] = can_match_all_[s];
   }
-  transitions_.resize(size_t{kept} * 256);
+  transitions_ = std::move(rows);
   match_words_.resize(size_t{kept} * words_);
   can_match_all_.resize(kept);
   start_ = start_ == kDeadState ? kDeadState : renumber[start_];
@@ -386,18 +395,27 @@ Expected<ByteDfa> DfaBuilder::Build(const std::vector<uint32_t>& starts) {
   tables->transitions = std::move(transitions_);
   tables->match_words = std::move(match_words_);
   tables->can_match_all = std::move(can_match_all_);
-  return ByteDfa(std::move(tables), start_, source_count_, words_);
+  return ByteDfa(std::move(tables), class_of_, row_shift_, start_, source_count_, words_);
 }
 
-ByteDfa::ByteDfa(std::shared_ptr<const Tables> tables, uint32_t start, size_t sources, size_t words)
+ByteDfa::ByteDfa(std::shared_ptr<const Tables> tables, const std::array<uint8_t, 256>& class_of,
+                 uint32_t row_shift, uint32_t start, size_t sources, size_t words)
     : tables_(std::move(tables)),
       transitions_(tables_->transitions.data()),
       match_words_(tables_->match_words.data()),
       can_match_all_(tables_->can_match_all.data()),
+      class_of_(class_of),
+      row_shift_(row_shift),
       start_(start),
       state_count_(tables_->can_match_all.size()),
       source_count_(sources),
       words_(words) {}
+
+size_t ByteDfa::memory_bytes() const {
+  if (tables_ == nullptr) return 0;
+  return tables_->transitions.size() * sizeof(uint32_t) +
+         tables_->match_words.size() * sizeof(uint32_t) + tables_->can_match_all.size();
+}
 
 bool ByteDfa::AllSet(std::span<const uint32_t> words, size_t bits) {
   for (size_t i = 0; i < words.size(); ++i) {
@@ -409,6 +427,27 @@ bool ByteDfa::AllSet(std::span<const uint32_t> words, size_t bits) {
 }
 
 namespace {
+
+// True when every match of node `id` begins with `^`, so that it can only match from the
+// input's start: a searched pattern then needs no leading any-string loop, whose states
+// would sit in every DFA state without ever reaching a match.
+bool AnchoredAtStart(const regex::RegexAst& ast, uint32_t id) {
+  const regex::RegexNode& node = ast.nodes[id];
+  switch (node.kind) {
+    case regex::RegexNode::Kind::kLineStart:
+      return true;
+    case regex::RegexNode::Kind::kConcat:
+      return !node.children.empty() && AnchoredAtStart(ast, node.children[0]);
+    case regex::RegexNode::Kind::kAlternation:
+      return !node.children.empty() &&
+             std::all_of(node.children.begin(), node.children.end(),
+                         [&](uint32_t child) { return AnchoredAtStart(ast, child); });
+    case regex::RegexNode::Kind::kRepeat:
+      return node.min > 0 && AnchoredAtStart(ast, node.children[0]);
+    default:
+      return false;
+  }
+}
 
 // The NFA of a track, ending in an accept state for `index`; its first state. Records the
 // trailing loop of a searched pattern in `span`.
@@ -432,7 +471,8 @@ Expected<uint32_t> TrackNfa(regex::NfaBuilder& builder, const RegexSource& sourc
   span.rest_end = static_cast<uint32_t>(builder.states().size());
   auto body = builder.Regex(*ast, *rest);
   if (!body) return body;
-  return builder.AnyString(*body);  // …or precede it
+  if (AnchoredAtStart(*ast, ast->root)) return body;  // nothing may precede it
+  return builder.AnyString(*body);                    // …or precede it
 }
 
 }  // namespace

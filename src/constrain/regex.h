@@ -14,10 +14,11 @@
 // Thread-safety: CompileRegexes may be called from any thread (its results are memoised in the
 // process-wide cache of crux/constrain/automaton_cache.h); a ByteDfa is immutable and may be
 // shared.
-// Cost: compiling is bounded by kMaxNfaStates and kMaxDfaStates (times 256 bytes per state);
-// Step is one table lookup.
+// Cost: compiling is bounded by kMaxNfaStates and kMaxDfaStates (a state's row holds one entry
+// per class of bytes, rounded up to a power of two); Step is two table lookups.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -57,11 +58,15 @@ class ByteDfa {
   ByteDfa() = default;
   // The state before any byte (kDeadState when no source matches anything).
   uint32_t start() const { return start_; }
-  // The state after `byte`; kDeadState stays dead.
+  // The state after `byte`; kDeadState stays dead. Two loads: the byte's class, then the
+  // state's row.
   uint32_t Step(uint32_t state, uint8_t byte) const {
-    return state == kDeadState ? kDeadState : transitions_[size_t{state} * 256 + byte];
+    return state == kDeadState ? kDeadState
+                               : transitions_[(size_t{state} << row_shift_) + class_of_[byte]];
   }
   size_t state_count() const { return state_count_; }
+  // Bytes held by the tables (shared between copies).
+  size_t memory_bytes() const;
   size_t source_count() const { return source_count_; }
   // True when source `source` matches the input read so far.
   bool Matches(uint32_t state, size_t source) const {
@@ -85,11 +90,13 @@ class ByteDfa {
  private:
   friend class DfaBuilder;
   struct Tables {
-    std::vector<uint32_t> transitions;  // state * 256 + byte
+    // (state << row_shift) + class: rows of a power of two at least the class count.
+    std::vector<uint32_t> transitions;
     std::vector<uint32_t> match_words;  // state * words_
     std::vector<uint8_t> can_match_all;
   };
-  ByteDfa(std::shared_ptr<const Tables> tables, uint32_t start, size_t sources, size_t words);
+  ByteDfa(std::shared_ptr<const Tables> tables, const std::array<uint8_t, 256>& class_of,
+          uint32_t row_shift, uint32_t start, size_t sources, size_t words);
   // True when the first `bits` bits of `words` are all set.
   static bool AllSet(std::span<const uint32_t> words, size_t bits);
 
@@ -98,6 +105,9 @@ class ByteDfa {
   const uint32_t* transitions_ = nullptr;
   const uint32_t* match_words_ = nullptr;
   const uint8_t* can_match_all_ = nullptr;
+  // Per byte: its class, bytes no NFA state tells apart sharing one (all 0 when empty).
+  std::array<uint8_t, 256> class_of_{};
+  uint32_t row_shift_ = 0;
   uint32_t start_ = kDeadState;
   size_t state_count_ = 0;
   size_t source_count_ = 0;

@@ -32,8 +32,7 @@ class AutomatonCache {
   }
 
   void Insert(std::string key, const Expected<ByteDfa>& automaton) {
-    const size_t states = automaton.ok() ? automaton->state_count() : 0;
-    const size_t bytes = key.size() + states * (256 * sizeof(uint32_t) + 8);
+    const size_t bytes = key.size() + (automaton.ok() ? automaton->memory_bytes() : 0);
     std::lock_guard<std::mutex> lock(mutex_);
     if (bytes > kAutomatonCacheBytes || index_.contains(key)) return;
     while (stats_.bytes + bytes > kAutomatonCacheBytes) {
