@@ -2,6 +2,7 @@
 #include "grammar_specs.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -127,7 +128,7 @@ size_t Specs::memory_bytes() const {
   for (const LiteralTrie& trie : literal_sets)
     total += trie.memory_bytes();
   for (const ByteDfa& dfa : dfas)
-    total += dfa.state_count() * 256 * sizeof(uint32_t);
+    total += dfa.memory_bytes();
   return total;
 }
 
@@ -211,18 +212,35 @@ class Builder {
   std::vector<bool> property_names_reported_;
 };
 
-// Fewest code points from each state of `dfa` to one where every source matches (0-1 BFS on
-// the reversed automaton: a lead byte costs one code point, a continuation byte nothing).
+// Fewest code points from each state of `dfa` to one where every source matches (shortest
+// paths on the reversed automaton: a lead byte costs one code point, a continuation byte
+// nothing). A run of bytes with one target and one cost is one edge, so the edges number
+// about the automaton's byte classes per state rather than 256.
 std::vector<uint32_t> MinToAccept(const ByteDfa& dfa) {
   const size_t n = dfa.state_count();
   std::vector<uint32_t> distance(n, UINT32_MAX);
-  std::vector<std::vector<std::pair<uint32_t, uint8_t>>> reverse(n);
+  std::vector<std::array<uint32_t, 3>> edges;  // (to, from, weight)
   for (uint32_t s = 0; s < n; ++s) {
+    uint32_t previous = kDeadState;
+    uint32_t previous_weight = 2;
     for (int byte = 0; byte < 256; ++byte) {
       const uint32_t t = dfa.Step(s, static_cast<uint8_t>(byte));
-      if (t != kDeadState) reverse[t].push_back({s, static_cast<uint8_t>(byte)});
+      const uint32_t weight = (byte & 0xC0) == 0x80 ? 0 : 1;
+      if (t == kDeadState || (t == previous && weight == previous_weight)) continue;
+      previous = t;
+      previous_weight = weight;
+      edges.push_back({t, s, weight});
     }
   }
+  std::vector<uint32_t> begin(n + 1, 0);  // edges into each state, grouped
+  for (const auto& edge : edges)
+    ++begin[edge[0] + 1];
+  for (size_t s = 0; s < n; ++s)
+    begin[s + 1] += begin[s];
+  std::vector<std::pair<uint32_t, uint32_t>> reverse(edges.size());  // (from, weight)
+  std::vector<uint32_t> fill(begin.begin(), begin.end() - 1);
+  for (const auto& edge : edges)
+    reverse[fill[edge[0]]++] = {edge[1], edge[2]};
   std::vector<uint32_t> queue;
   for (uint32_t s = 0; s < n; ++s) {
     if (dfa.MatchesAll(s)) {
@@ -232,8 +250,8 @@ std::vector<uint32_t> MinToAccept(const ByteDfa& dfa) {
   }
   for (size_t head = 0; head < queue.size(); ++head) {
     const uint32_t t = queue[head];
-    for (auto [s, byte] : reverse[t]) {
-      const uint32_t weight = (byte & 0xC0) == 0x80 ? 0 : 1;
+    for (uint32_t e = begin[t]; e < begin[t + 1]; ++e) {
+      const auto [s, weight] = reverse[e];
       if (distance[t] + weight < distance[s]) {
         distance[s] = distance[t] + weight;
         queue.push_back(s);
