@@ -35,6 +35,26 @@ struct SourceSpan {
 // between the bounds of every NFA byte range, so that no NFA state tells two bytes of a class
 // apart and a DFA state is expanded once per class rather than once per byte.
 class DfaBuilder {
+  // Lists of uint32 interned by content (open addressing on their hash); ids count from 0 in
+  // the order of first insertion.
+  class ListTable {
+   public:
+    static constexpr uint32_t kAbsent = UINT32_MAX;
+    uint32_t Find(std::span<const uint32_t> list, uint64_t hash) const;
+    uint32_t Add(std::span<const uint32_t> list, uint64_t hash);
+    std::span<const uint32_t> operator[](uint32_t id) const {
+      return {pool_.data() + begin_[id], begin_[id + 1] - begin_[id]};
+    }
+    size_t size() const { return hashes_.size(); }
+
+   private:
+    void Place(uint32_t id);
+    std::vector<uint32_t> pool_;  // the lists back to back
+    std::vector<uint32_t> begin_ = {0};
+    std::vector<uint64_t> hashes_;
+    std::vector<uint32_t> slots_ = std::vector<uint32_t>(64, 0);  // id + 1; 0 when free
+  };
+
  public:
   DfaBuilder(const std::vector<NfaState>& nfa, std::vector<SourceSpan> spans, size_t sources);
 
@@ -51,9 +71,9 @@ class DfaBuilder {
   // The DFA state of the closure just built (a new one when unseen); kDeadState for the
   // empty closure.
   Expected<uint32_t> Intern();
-  // The state with `hash` whose byte states and matches are the closure's, or kDeadState.
-  uint32_t Find(uint64_t hash) const;
-  void Rehash();
+  // The DFA state the NFA states `seeds` (sorted, unique) lead to, closed and interned on
+  // first sight; kDeadState for an empty closure.
+  Expected<uint32_t> Target(std::span<const uint32_t> seeds);
   Status Expand(uint32_t state);
   // Turns the states' track bits into source bits.
   void SourceMatches();
@@ -71,11 +91,11 @@ class DfaBuilder {
   uint32_t stamp_ = 0;
   std::array<uint8_t, 256> class_of_{};  // per byte: its class
   std::vector<uint8_t> class_first_;     // per class: its first byte (then class_first_ + 1)
-  // Per DFA state: its byte states are state_bytes_[state_begin_[s], state_begin_[s + 1]).
-  std::vector<uint32_t> state_bytes_;
-  std::vector<uint32_t> state_begin_ = {0};
-  std::vector<uint64_t> state_hashes_;
-  std::vector<uint32_t> slots_;        // open addressing over state_hashes_: state + 1, 0 when free
+  // Per DFA state: its byte states, then its words_ track words.
+  ListTable states_;
+  // Seed lists met while expanding, and the DFA state each leads to.
+  ListTable seed_lists_;
+  std::vector<uint32_t> seed_targets_;
   std::vector<uint32_t> transitions_;  // state * classes + class, until Build widens it
   std::vector<uint32_t> match_words_;  // state * words_
   std::vector<uint8_t> can_match_all_;
@@ -87,8 +107,7 @@ class DfaBuilder {
   std::vector<uint32_t> closure_matches_;
   std::vector<uint32_t> closure_settled_;  // searched sources whose trailing loop was reached
   std::vector<uint32_t> expanded_;
-  std::vector<std::vector<uint32_t>> class_targets_;   // per class: the NFA states it leads to
-  std::vector<std::pair<uint64_t, size_t>> distinct_;  // (targets' hash, class) closed so far
+  std::vector<std::vector<uint32_t>> class_targets_;  // per class: the NFA states it leads to
 };
 
 namespace {
@@ -121,6 +140,8 @@ DfaBuilder::DfaBuilder(const std::vector<NfaState>& nfa, std::vector<SourceSpan>
   }
   std::array<bool, 257> bound{};
   bound[0] = true;
+  bound[0x80] = true;  // continuation bytes apart, for callers that count code points
+  bound[0xC0] = true;
   for (const NfaState& state : nfa_) {
     if (state.kind != Kind::kByte) continue;
     bound[state.first] = true;
@@ -131,7 +152,6 @@ DfaBuilder::DfaBuilder(const std::vector<NfaState>& nfa, std::vector<SourceSpan>
     class_of_[byte] = static_cast<uint8_t>(class_first_.size() - 1);
   }
   class_targets_.resize(class_first_.size());
-  slots_.assign(64, 0);
 }
 
 void DfaBuilder::Close(std::span<const uint32_t> seeds, bool at_start) {
@@ -187,104 +207,106 @@ void DfaBuilder::DropSettled() {
   }
 }
 
-uint32_t DfaBuilder::Find(uint64_t hash) const {
+uint32_t DfaBuilder::ListTable::Find(std::span<const uint32_t> list, uint64_t hash) const {
   const size_t mask = slots_.size() - 1;
   for (size_t slot = hash & mask; slots_[slot] != 0; slot = (slot + 1) & mask) {
-    const uint32_t state = slots_[slot] - 1;
-    if (state_hashes_[state] != hash) continue;
-    const auto* bytes = state_bytes_.data() + state_begin_[state];
-    const auto* matches = match_words_.data() + size_t{state} * words_;
-    if (state_begin_[state + 1] - state_begin_[state] == closure_bytes_.size() &&
-        std::equal(closure_bytes_.begin(), closure_bytes_.end(), bytes) &&
-        std::equal(closure_matches_.begin(), closure_matches_.end(), matches)) {
-      return state;
-    }
+    const uint32_t id = slots_[slot] - 1;
+    if (hashes_[id] != hash) continue;
+    const std::span<const uint32_t> stored = (*this)[id];
+    if (std::equal(stored.begin(), stored.end(), list.begin(), list.end())) return id;
   }
-  return kDeadState;
+  return kAbsent;
 }
 
-void DfaBuilder::Rehash() {
-  slots_.assign(slots_.size() * 2, 0);
-  const size_t mask = slots_.size() - 1;
-  for (uint32_t state = 0; state < state_hashes_.size(); ++state) {
-    size_t slot = state_hashes_[state] & mask;
-    while (slots_[slot] != 0)
-      slot = (slot + 1) & mask;
-    slots_[slot] = state + 1;
+uint32_t DfaBuilder::ListTable::Add(std::span<const uint32_t> list, uint64_t hash) {
+  const auto id = static_cast<uint32_t>(hashes_.size());
+  pool_.insert(pool_.end(), list.begin(), list.end());
+  begin_.push_back(static_cast<uint32_t>(pool_.size()));
+  hashes_.push_back(hash);
+  if (hashes_.size() * 2 > slots_.size()) {
+    slots_.assign(slots_.size() * 2, 0);
+    for (uint32_t other = 0; other < id; ++other)
+      Place(other);
   }
+  Place(id);
+  return id;
+}
+
+void DfaBuilder::ListTable::Place(uint32_t id) {
+  const size_t mask = slots_.size() - 1;
+  size_t slot = hashes_[id] & mask;
+  while (slots_[slot] != 0)
+    slot = (slot + 1) & mask;
+  slots_[slot] = id + 1;
 }
 
 Expected<uint32_t> DfaBuilder::Intern() {
   const bool matches = std::any_of(closure_matches_.begin(), closure_matches_.end(),
                                    [](uint32_t word) { return word != 0; });
   if (closure_bytes_.empty() && !matches) return kDeadState;
-  const uint64_t hash =
-      HashWords(closure_matches_, HashWords(closure_bytes_, 0xCBF29CE484222325ULL));
-  if (const uint32_t found = Find(hash); found != kDeadState) return found;
-  const auto state = static_cast<uint32_t>(state_hashes_.size());
-  work_ += closure_bytes_.size();
+  closure_bytes_.insert(closure_bytes_.end(), closure_matches_.begin(), closure_matches_.end());
+  const uint64_t hash = HashWords(closure_bytes_, 0xCBF29CE484222325ULL);
+  if (const uint32_t found = states_.Find(closure_bytes_, hash); found != ListTable::kAbsent) {
+    return found;
+  }
+  const auto state = static_cast<uint32_t>(states_.size());
+  work_ += closure_bytes_.size() - words_;
   if (state >= kMaxDfaStates || work_ > kMaxDfaWork) {
     return Error(ErrorCode::kLimit, "the automaton needs more than kMaxDfaStates (" +
                                         std::to_string(kMaxDfaStates) +
                                         ") states or kMaxDfaWork NFA states in them");
   }
-  state_bytes_.insert(state_bytes_.end(), closure_bytes_.begin(), closure_bytes_.end());
-  state_begin_.push_back(static_cast<uint32_t>(state_bytes_.size()));
-  state_hashes_.push_back(hash);
+  states_.Add(closure_bytes_, hash);
   match_words_.insert(match_words_.end(), closure_matches_.begin(), closure_matches_.end());
   transitions_.resize(size_t{state + 1} * class_first_.size(), kDeadState);
-  if ((size_t{state} + 1) * 2 > slots_.size()) {
-    Rehash();
-  } else {
-    const size_t mask = slots_.size() - 1;
-    size_t slot = hash & mask;
-    while (slots_[slot] != 0)
-      slot = (slot + 1) & mask;
-    slots_[slot] = state + 1;
-  }
   return state;
 }
 
-// Fills the transitions of `state`: the targets of each byte class, one closure per distinct
-// target list. Cost: the byte states' class spans plus one closure per distinct list.
+Expected<uint32_t> DfaBuilder::Target(std::span<const uint32_t> seeds) {
+  const uint64_t hash = HashWords(seeds, 0);
+  if (const uint32_t seen = seed_lists_.Find(seeds, hash); seen != ListTable::kAbsent) {
+    return seed_targets_[seen];
+  }
+  Close(seeds, false);
+  auto interned = Intern();
+  if (!interned) return interned;
+  seed_lists_.Add(seeds, hash);
+  seed_targets_.push_back(*interned);
+  return interned;
+}
+
+// Fills the transitions of `state`: the targets of each byte class, closed once per distinct
+// seed list over the whole construction. Cost: the byte states' class spans, plus a sort and
+// a hash per class.
 Status DfaBuilder::Expand(uint32_t state) {
-  expanded_.assign(state_bytes_.begin() + state_begin_[state],
-                   state_bytes_.begin() + state_begin_[state + 1]);
+  const std::span<const uint32_t> key = states_[state];
+  expanded_.assign(key.begin(), key.end() - static_cast<ptrdiff_t>(words_));
   for (std::vector<uint32_t>& targets : class_targets_)
     targets.clear();
-  distinct_.clear();
   for (uint32_t id : expanded_) {
     for (size_t c = class_of_[nfa_[id].first]; c <= class_of_[nfa_[id].last]; ++c)
       class_targets_[c].push_back(nfa_[id].next);
   }
   const size_t classes = class_first_.size();
   for (size_t c = 0; c < classes; ++c) {
-    if (class_targets_[c].empty()) continue;
-    const uint64_t hash = HashWords(class_targets_[c], 0);
-    size_t same = c;  // an earlier class with the same targets, else c
-    if (c > 0 && class_targets_[c - 1] == class_targets_[c]) same = c - 1;
-    for (size_t i = 0; same == c && i < distinct_.size(); ++i) {
-      const size_t other = distinct_[i].second;
-      if (distinct_[i].first == hash && class_targets_[other] == class_targets_[c]) same = other;
+    std::vector<uint32_t>& seeds = class_targets_[c];
+    if (seeds.empty()) continue;
+    std::sort(seeds.begin(), seeds.end());
+    seeds.erase(std::unique(seeds.begin(), seeds.end()), seeds.end());
+    if (c > 0 && class_targets_[c - 1] == seeds) {
+      transitions_[state * classes + c] = transitions_[state * classes + c - 1];
+      continue;
     }
-    uint32_t target = kDeadState;
-    if (same < c) {
-      target = transitions_[state * classes + same];
-    } else {
-      distinct_.push_back({hash, c});
-      Close(class_targets_[c], false);
-      auto interned = Intern();
-      if (!interned) return interned.error();
-      target = *interned;
-    }
-    transitions_[state * classes + c] = target;
+    auto target = Target(seeds);
+    if (!target) return target.error();
+    transitions_[state * classes + c] = *target;
   }
   return {};
 }
 
 void DfaBuilder::SourceMatches() {
   const size_t source_words = (source_count_ + 31) / 32;
-  const size_t count = state_hashes_.size();
+  const size_t count = states_.size();
   std::vector<uint32_t> words(count * source_words, 0);
   std::vector<uint8_t> positive(source_count_);
   for (size_t state = 0; state < count; ++state) {
@@ -307,7 +329,7 @@ void DfaBuilder::SourceMatches() {
 // Keeps the states that can reach a match (renumbered in order), and marks those that can
 // reach a state where every source matches. Edges are read once per byte class.
 void DfaBuilder::Prune() {
-  const size_t count = state_hashes_.size();
+  const size_t count = states_.size();
   const size_t classes = class_first_.size();
   std::vector<uint32_t> edge_begin(count + 1, 0);  // reversed edges, grouped by target
   std::vector<uint32_t> edges;
@@ -386,7 +408,7 @@ Expected<ByteDfa> DfaBuilder::Build(const std::vector<uint32_t>& starts) {
   auto start = Intern();
   if (!start) return start.error();
   start_ = *start;
-  for (uint32_t state = 0; state < state_hashes_.size(); ++state) {
+  for (uint32_t state = 0; state < states_.size(); ++state) {
     if (Status status = Expand(state); !status) return status.error();
   }
   SourceMatches();
@@ -406,6 +428,7 @@ ByteDfa::ByteDfa(std::shared_ptr<const Tables> tables, const std::array<uint8_t,
       can_match_all_(tables_->can_match_all.data()),
       class_of_(class_of),
       row_shift_(row_shift),
+      class_count_(static_cast<size_t>(class_of[255]) + 1),
       start_(start),
       state_count_(tables_->can_match_all.size()),
       source_count_(sources),

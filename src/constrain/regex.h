@@ -65,6 +65,15 @@ class ByteDfa {
                                : transitions_[(size_t{state} << row_shift_) + class_of_[byte]];
   }
   size_t state_count() const { return state_count_; }
+  // Bytes fall into classes that every state treats alike; no class mixes UTF-8 continuation
+  // bytes (0x80-0xBF) with others. Classes are numbered from 0 in byte order.
+  size_t class_count() const { return class_count_; }
+  uint8_t ClassOf(uint8_t byte) const { return class_of_[byte]; }
+  // Step for every byte of class `byte_class`.
+  uint32_t StepClass(uint32_t state, size_t byte_class) const {
+    return state == kDeadState ? kDeadState
+                               : transitions_[(size_t{state} << row_shift_) + byte_class];
+  }
   // Bytes held by the tables (shared between copies).
   size_t memory_bytes() const;
   size_t source_count() const { return source_count_; }
@@ -108,6 +117,7 @@ class ByteDfa {
   // Per byte: its class, bytes no NFA state tells apart sharing one (all 0 when empty).
   std::array<uint8_t, 256> class_of_{};
   uint32_t row_shift_ = 0;
+  size_t class_count_ = 0;
   uint32_t start_ = kDeadState;
   size_t state_count_ = 0;
   size_t source_count_ = 0;
