@@ -2,7 +2,6 @@
 #include "grammar_specs.h"
 
 #include <algorithm>
-#include <array>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -212,35 +211,46 @@ class Builder {
   std::vector<bool> property_names_reported_;
 };
 
-// Fewest code points from each state of `dfa` to one where every source matches (shortest
-// paths on the reversed automaton: a lead byte costs one code point, a continuation byte
-// nothing). A run of bytes with one target and one cost is one edge, so the edges number
-// about the automaton's byte classes per state rather than 256.
-std::vector<uint32_t> MinToAccept(const ByteDfa& dfa) {
-  const size_t n = dfa.state_count();
-  std::vector<uint32_t> distance(n, UINT32_MAX);
-  std::vector<std::array<uint32_t, 3>> edges;  // (to, from, weight)
-  for (uint32_t s = 0; s < n; ++s) {
-    uint32_t previous = kDeadState;
-    uint32_t previous_weight = 2;
-    for (int byte = 0; byte < 256; ++byte) {
-      const uint32_t t = dfa.Step(s, static_cast<uint8_t>(byte));
-      const uint32_t weight = (byte & 0xC0) == 0x80 ? 0 : 1;
-      if (t == kDeadState || (t == previous && weight == previous_weight)) continue;
-      previous = t;
-      previous_weight = weight;
-      edges.push_back({t, s, weight});
+// Per state of `dfa`: the bytes that do not lead to kDeadState (a union of byte classes).
+std::vector<ByteSet> LiveBytes(const ByteDfa& dfa) {
+  std::vector<ByteSet> class_bytes(dfa.class_count());
+  for (int byte = 0; byte < 256; ++byte)
+    class_bytes[dfa.ClassOf(static_cast<uint8_t>(byte))].Set(static_cast<uint8_t>(byte));
+  std::vector<ByteSet> live(dfa.state_count());
+  for (uint32_t state = 0; state < dfa.state_count(); ++state) {
+    for (size_t c = 0; c < class_bytes.size(); ++c) {
+      if (dfa.StepClass(state, c) != kDeadState) live[state].Add(class_bytes[c]);
     }
   }
+  return live;
+}
+
+// Fewest code points from each state of `dfa` to one where every source matches (shortest
+// paths on the reversed automaton: a lead byte costs one code point, a continuation byte
+// nothing). One edge per byte class, which never mixes continuation bytes with others.
+std::vector<uint32_t> MinToAccept(const ByteDfa& dfa) {
+  const size_t n = dfa.state_count();
+  std::vector<uint32_t> class_weight(dfa.class_count());
+  for (int byte = 0; byte < 256; ++byte)
+    class_weight[dfa.ClassOf(static_cast<uint8_t>(byte))] = (byte & 0xC0) == 0x80 ? 0 : 1;
   std::vector<uint32_t> begin(n + 1, 0);  // edges into each state, grouped
-  for (const auto& edge : edges)
-    ++begin[edge[0] + 1];
+  for (uint32_t s = 0; s < n; ++s) {
+    for (size_t c = 0; c < class_weight.size(); ++c) {
+      if (const uint32_t t = dfa.StepClass(s, c); t != kDeadState) ++begin[t + 1];
+    }
+  }
   for (size_t s = 0; s < n; ++s)
     begin[s + 1] += begin[s];
-  std::vector<std::pair<uint32_t, uint32_t>> reverse(edges.size());  // (from, weight)
+  std::vector<std::pair<uint32_t, uint32_t>> reverse(begin[n]);  // (from, weight)
   std::vector<uint32_t> fill(begin.begin(), begin.end() - 1);
-  for (const auto& edge : edges)
-    reverse[fill[edge[0]]++] = {edge[1], edge[2]};
+  for (uint32_t s = 0; s < n; ++s) {
+    for (size_t c = 0; c < class_weight.size(); ++c) {
+      if (const uint32_t t = dfa.StepClass(s, c); t != kDeadState) {
+        reverse[fill[t]++] = {s, class_weight[c]};
+      }
+    }
+  }
+  std::vector<uint32_t> distance(n, UINT32_MAX);
   std::vector<uint32_t> queue;
   for (uint32_t s = 0; s < n; ++s) {
     if (dfa.MatchesAll(s)) {
@@ -375,17 +385,8 @@ Expected<Specs> Builder::Build() {
       if (!specs_.alts[alts].empty()) object.undeclared_possible = true;
     }
   }
-  for (const ByteDfa& dfa : specs_.dfas) {
-    std::vector<ByteSet> live(dfa.state_count());
-    for (uint32_t state = 0; state < dfa.state_count(); ++state) {
-      for (int byte = 0; byte < 256; ++byte) {
-        if (dfa.Step(state, static_cast<uint8_t>(byte)) != kDeadState) {
-          live[state].Set(static_cast<uint8_t>(byte));
-        }
-      }
-    }
-    specs_.dfa_live_bytes.push_back(std::move(live));
-  }
+  for (const ByteDfa& dfa : specs_.dfas)
+    specs_.dfa_live_bytes.push_back(LiveBytes(dfa));
   for (const ByteDfa& dfa : specs_.dfas) {
     specs_.dfa_min_to_accept.push_back(MinToAccept(dfa));
     specs_.dfa_reach.push_back(ComputeDfaReach(dfa, specs_.dfa_min_to_accept.back()));
