@@ -1,4 +1,5 @@
-// CompileRegexes: the sources' NFAs side by side, subset construction over bytes, then pruning.
+// CompileRegexes: the sources' NFAs side by side, subset construction over byte classes, then
+// pruning; results memoised in the automaton cache (regex_cache.cc).
 //
 // A DFA state is the set of NFA byte states reachable after the input so far (its epsilon
 // closure, `^` edges followed only before the first byte) plus the sources that match if the
@@ -7,9 +8,11 @@
 
 #include <algorithm>
 #include <array>
+#include <memory>
+#include <span>
 #include <string>
-#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "regex_internal.h"
 

@@ -110,7 +110,7 @@ class ByteDfa {
   static bool AllSet(std::span<const uint32_t> words, size_t bits);
 
   std::shared_ptr<const Tables> tables_;
-  // Into *tables_, so that Step is one load.
+  // Into *tables_, so that Step reads the rows without going through tables_.
   const uint32_t* transitions_ = nullptr;
   const uint32_t* match_words_ = nullptr;
   const uint8_t* can_match_all_ = nullptr;
