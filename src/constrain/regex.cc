@@ -143,8 +143,11 @@ DfaBuilder::DfaBuilder(const std::vector<NfaState>& nfa, std::vector<SourceSpan>
   }
   std::array<bool, 257> bound{};
   bound[0] = true;
-  bound[0x80] = true;  // continuation bytes apart, for callers that count code points
-  bound[0xC0] = true;
+  // Bytes that UTF-8 treats differently stay apart, so that callers that follow code points
+  // may read a class as one byte: continuation bytes and their restricted ranges (after E0,
+  // ED, F0, F4), and lead bytes by sequence length and restriction.
+  for (int byte : {0x80, 0x90, 0xA0, 0xC0, 0xC2, 0xE0, 0xE1, 0xED, 0xEE, 0xF0, 0xF1, 0xF4, 0xF5})
+    bound[static_cast<size_t>(byte)] = true;
   for (const NfaState& state : nfa_) {
     if (state.kind != Kind::kByte) continue;
     bound[state.first] = true;

@@ -65,8 +65,9 @@ class ByteDfa {
                                : transitions_[(size_t{state} << row_shift_) + class_of_[byte]];
   }
   size_t state_count() const { return state_count_; }
-  // Bytes fall into classes that every state treats alike; no class mixes UTF-8 continuation
-  // bytes (0x80-0xBF) with others. Classes are numbered from 0 in byte order.
+  // Bytes fall into classes that every state treats alike, numbered from 0 in byte order. A
+  // class never mixes bytes UTF-8 treats differently: it lies within one of 00-7F, 80-8F,
+  // 90-9F, A0-BF, C0-C1, C2-DF, E0, E1-EC, ED, EE-EF, F0, F1-F3, F4, F5-FF.
   size_t class_count() const { return class_count_; }
   uint8_t ClassOf(uint8_t byte) const { return class_of_[byte]; }
   // Step for every byte of class `byte_class`.
