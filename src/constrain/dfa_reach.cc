@@ -19,9 +19,34 @@ enum Utf8Phase : uint8_t {
   kAfterE0,
   kAfterED,
   kAfterF0,
-  kAfterF4
+  kAfterF4,
+  kNoPhase = 0xFF,
 };
-constexpr uint8_t kNoPhase = 0xFF;
+
+uint8_t NextPhase(uint8_t phase, uint8_t byte);
+
+// NextPhase per (phase, byte class) of `dfa`, at phase * class_count + class: UTF-8 treats all
+// the bytes of a class alike (ByteDfa::ClassOf), so any byte of the class stands for them all.
+struct PhaseTable {
+  size_t classes = 0;
+  std::vector<uint8_t> next;
+  uint8_t Next(uint8_t phase, size_t byte_class) const {
+    return phase == kNoPhase ? uint8_t{kNoPhase} : next[phase * classes + byte_class];
+  }
+};
+
+PhaseTable MakePhaseTable(const ByteDfa& dfa) {
+  PhaseTable table;
+  table.classes = dfa.class_count();
+  table.next.resize(size_t{kAfterF4 + 1} * table.classes);
+  for (uint8_t phase = kBoundary; phase <= kAfterF4; ++phase) {
+    for (int byte = 0; byte < 256; ++byte) {
+      table.next[phase * table.classes + dfa.ClassOf(static_cast<uint8_t>(byte))] =
+          NextPhase(phase, static_cast<uint8_t>(byte));
+    }
+  }
+  return table;
+}
 
 // The phase after `byte`, or kNoPhase when UTF-8 does not allow it there.
 uint8_t NextPhase(uint8_t phase, uint8_t byte) {
@@ -58,7 +83,7 @@ uint8_t NextPhase(uint8_t phase, uint8_t byte) {
 
 // Each state's phase, from the start over live transitions; kNoPhase where two paths
 // disagree (not expected of a UTF-8 automaton; such a state gets no shortcut).
-std::vector<uint8_t> Phases(const ByteDfa& dfa) {
+std::vector<uint8_t> Phases(const ByteDfa& dfa, const PhaseTable& table) {
   std::vector<uint8_t> phase(dfa.state_count(), kNoPhase);
   std::vector<uint8_t> conflict(dfa.state_count(), 0);
   if (dfa.start() == kDeadState) return phase;
@@ -66,9 +91,9 @@ std::vector<uint8_t> Phases(const ByteDfa& dfa) {
   phase[dfa.start()] = kBoundary;
   for (size_t head = 0; head < queue.size(); ++head) {
     const uint32_t q = queue[head];
-    for (int byte = 0; byte < 256; ++byte) {
-      const uint32_t to = dfa.Step(q, static_cast<uint8_t>(byte));
-      const uint8_t next = NextPhase(phase[q], static_cast<uint8_t>(byte));
+    for (size_t c = 0; c < table.classes; ++c) {
+      const uint32_t to = dfa.StepClass(q, c);
+      const uint8_t next = table.Next(phase[q], c);
       if (to == kDeadState || next == kNoPhase) continue;
       if (phase[to] == kNoPhase && !conflict[to]) {
         phase[to] = next;
@@ -87,20 +112,29 @@ std::vector<uint8_t> Phases(const ByteDfa& dfa) {
 // Shortest distances (in bytes, capped) from every state to a bad one, over the transitions
 // UTF-8 allows; `bad` gives each state's own distance (0 or 1) or kFarDepth.
 template <typename Bad>
-std::vector<uint16_t> DistanceToBad(const ByteDfa& dfa, const std::vector<uint8_t>& phase,
-                                    Bad bad) {
+std::vector<uint16_t> DistanceToBad(const ByteDfa& dfa, const PhaseTable& table,
+                                    const std::vector<uint8_t>& phase, Bad bad) {
   const size_t n = dfa.state_count();
-  std::vector<std::vector<uint32_t>> reverse(n);
   std::vector<uint16_t> distance(n, kFarDepth);
   std::vector<uint32_t> queue;
-  for (uint32_t q = 0; q < n; ++q) {
-    distance[q] = bad(q);
-    for (int byte = 0; byte < 256 && phase[q] != kNoPhase; ++byte) {
-      const uint32_t to = dfa.Step(q, static_cast<uint8_t>(byte));
-      if (to == kDeadState || NextPhase(phase[q], static_cast<uint8_t>(byte)) == kNoPhase) continue;
-      if (reverse[to].empty() || reverse[to].back() != q) reverse[to].push_back(q);
+  // The transitions UTF-8 allows, reversed and grouped by target: reverse[begin[q], begin[q+1]).
+  std::vector<uint32_t> begin(n + 1, 0);
+  auto each_edge = [&](auto visit) {
+    for (uint32_t q = 0; q < n; ++q) {
+      for (size_t c = 0; c < table.classes && phase[q] != kNoPhase; ++c) {
+        const uint32_t to = dfa.StepClass(q, c);
+        if (to != kDeadState && table.Next(phase[q], c) != kNoPhase) visit(q, to);
+      }
     }
-  }
+  };
+  each_edge([&](uint32_t, uint32_t to) { ++begin[to + 1]; });
+  for (size_t q = 0; q < n; ++q)
+    begin[q + 1] += begin[q];
+  std::vector<uint32_t> reverse(begin[n]);
+  std::vector<uint32_t> fill(begin.begin(), begin.end() - 1);
+  each_edge([&](uint32_t from, uint32_t to) { reverse[fill[to]++] = from; });
+  for (uint32_t q = 0; q < n; ++q)
+    distance[q] = bad(q);
   // Distances 0 and 1 seed the search; a breadth-first pass per level keeps it exact.
   for (uint16_t level = 0; level < 2; ++level) {
     for (uint32_t q = 0; q < n; ++q) {
@@ -110,7 +144,8 @@ std::vector<uint16_t> DistanceToBad(const ByteDfa& dfa, const std::vector<uint8_
   for (size_t head = 0; head < queue.size(); ++head) {
     const uint32_t q = queue[head];
     if (distance[q] + 1 >= kFarDepth) continue;
-    for (uint32_t from : reverse[q]) {
+    for (uint32_t e = begin[q]; e < begin[q + 1]; ++e) {
+      const uint32_t from = reverse[e];
       if (distance[from] > distance[q] + 1) {
         distance[from] = static_cast<uint16_t>(distance[q] + 1);
         queue.push_back(from);
@@ -124,13 +159,13 @@ std::vector<uint16_t> DistanceToBad(const ByteDfa& dfa, const std::vector<uint8_
 
 DfaReach ComputeDfaReach(const ByteDfa& dfa, const std::vector<uint32_t>& to_accept) {
   DfaReach reach;
-  const std::vector<uint8_t> phase = Phases(dfa);
+  const PhaseTable table = MakePhaseTable(dfa);
+  const std::vector<uint8_t> phase = Phases(dfa, table);
   // A state refuses next when some byte UTF-8 allows there kills it.
   auto refuses_next = [&](uint32_t q) {
     if (phase[q] == kNoPhase) return true;
-    for (int byte = 0; byte < 256; ++byte) {
-      if (NextPhase(phase[q], static_cast<uint8_t>(byte)) != kNoPhase &&
-          dfa.Step(q, static_cast<uint8_t>(byte)) == kDeadState) {
+    for (size_t c = 0; c < table.classes; ++c) {
+      if (table.Next(phase[q], c) != kNoPhase && dfa.StepClass(q, c) == kDeadState) {
         return true;
       }
     }
@@ -139,10 +174,10 @@ DfaReach ComputeDfaReach(const ByteDfa& dfa, const std::vector<uint32_t>& to_acc
   std::vector<uint8_t> refusing(dfa.state_count());
   for (uint32_t q = 0; q < dfa.state_count(); ++q)
     refusing[q] = refuses_next(q) ? 1 : 0;
-  reach.death = DistanceToBad(dfa, phase, [&](uint32_t q) -> uint16_t {
+  reach.death = DistanceToBad(dfa, table, phase, [&](uint32_t q) -> uint16_t {
     return phase[q] == kNoPhase ? 0 : refusing[q] ? 1 : kFarDepth;
   });
-  reach.unsettled = DistanceToBad(dfa, phase, [&](uint32_t q) -> uint16_t {
+  reach.unsettled = DistanceToBad(dfa, table, phase, [&](uint32_t q) -> uint16_t {
     if (phase[q] == kNoPhase || (phase[q] == kBoundary && !dfa.MatchesAll(q))) return 0;
     return refusing[q] ? 1 : kFarDepth;
   });

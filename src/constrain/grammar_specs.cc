@@ -127,7 +127,7 @@ size_t Specs::memory_bytes() const {
   for (const LiteralTrie& trie : literal_sets)
     total += trie.memory_bytes();
   for (const ByteDfa& dfa : dfas)
-    total += dfa.state_count() * 256 * sizeof(uint32_t);
+    total += dfa.memory_bytes();
   return total;
 }
 
@@ -211,18 +211,46 @@ class Builder {
   std::vector<bool> property_names_reported_;
 };
 
-// Fewest code points from each state of `dfa` to one where every source matches (0-1 BFS on
-// the reversed automaton: a lead byte costs one code point, a continuation byte nothing).
-std::vector<uint32_t> MinToAccept(const ByteDfa& dfa) {
-  const size_t n = dfa.state_count();
-  std::vector<uint32_t> distance(n, UINT32_MAX);
-  std::vector<std::vector<std::pair<uint32_t, uint8_t>>> reverse(n);
-  for (uint32_t s = 0; s < n; ++s) {
-    for (int byte = 0; byte < 256; ++byte) {
-      const uint32_t t = dfa.Step(s, static_cast<uint8_t>(byte));
-      if (t != kDeadState) reverse[t].push_back({s, static_cast<uint8_t>(byte)});
+// Per state of `dfa`: the bytes that do not lead to kDeadState (a union of byte classes).
+std::vector<ByteSet> LiveBytes(const ByteDfa& dfa) {
+  std::vector<ByteSet> class_bytes(dfa.class_count());
+  for (int byte = 0; byte < 256; ++byte)
+    class_bytes[dfa.ClassOf(static_cast<uint8_t>(byte))].Set(static_cast<uint8_t>(byte));
+  std::vector<ByteSet> live(dfa.state_count());
+  for (uint32_t state = 0; state < dfa.state_count(); ++state) {
+    for (size_t c = 0; c < class_bytes.size(); ++c) {
+      if (dfa.StepClass(state, c) != kDeadState) live[state].Add(class_bytes[c]);
     }
   }
+  return live;
+}
+
+// Fewest code points from each state of `dfa` to one where every source matches (shortest
+// paths on the reversed automaton: a lead byte costs one code point, a continuation byte
+// nothing). One edge per byte class, which never mixes continuation bytes with others.
+std::vector<uint32_t> MinToAccept(const ByteDfa& dfa) {
+  const size_t n = dfa.state_count();
+  std::vector<uint32_t> class_weight(dfa.class_count());
+  for (int byte = 0; byte < 256; ++byte)
+    class_weight[dfa.ClassOf(static_cast<uint8_t>(byte))] = (byte & 0xC0) == 0x80 ? 0 : 1;
+  std::vector<uint32_t> begin(n + 1, 0);  // edges into each state, grouped
+  for (uint32_t s = 0; s < n; ++s) {
+    for (size_t c = 0; c < class_weight.size(); ++c) {
+      if (const uint32_t t = dfa.StepClass(s, c); t != kDeadState) ++begin[t + 1];
+    }
+  }
+  for (size_t s = 0; s < n; ++s)
+    begin[s + 1] += begin[s];
+  std::vector<std::pair<uint32_t, uint32_t>> reverse(begin[n]);  // (from, weight)
+  std::vector<uint32_t> fill(begin.begin(), begin.end() - 1);
+  for (uint32_t s = 0; s < n; ++s) {
+    for (size_t c = 0; c < class_weight.size(); ++c) {
+      if (const uint32_t t = dfa.StepClass(s, c); t != kDeadState) {
+        reverse[fill[t]++] = {s, class_weight[c]};
+      }
+    }
+  }
+  std::vector<uint32_t> distance(n, UINT32_MAX);
   std::vector<uint32_t> queue;
   for (uint32_t s = 0; s < n; ++s) {
     if (dfa.MatchesAll(s)) {
@@ -232,8 +260,8 @@ std::vector<uint32_t> MinToAccept(const ByteDfa& dfa) {
   }
   for (size_t head = 0; head < queue.size(); ++head) {
     const uint32_t t = queue[head];
-    for (auto [s, byte] : reverse[t]) {
-      const uint32_t weight = (byte & 0xC0) == 0x80 ? 0 : 1;
+    for (uint32_t e = begin[t]; e < begin[t + 1]; ++e) {
+      const auto [s, weight] = reverse[e];
       if (distance[t] + weight < distance[s]) {
         distance[s] = distance[t] + weight;
         queue.push_back(s);
@@ -357,17 +385,8 @@ Expected<Specs> Builder::Build() {
       if (!specs_.alts[alts].empty()) object.undeclared_possible = true;
     }
   }
-  for (const ByteDfa& dfa : specs_.dfas) {
-    std::vector<ByteSet> live(dfa.state_count());
-    for (uint32_t state = 0; state < dfa.state_count(); ++state) {
-      for (int byte = 0; byte < 256; ++byte) {
-        if (dfa.Step(state, static_cast<uint8_t>(byte)) != kDeadState) {
-          live[state].Set(static_cast<uint8_t>(byte));
-        }
-      }
-    }
-    specs_.dfa_live_bytes.push_back(std::move(live));
-  }
+  for (const ByteDfa& dfa : specs_.dfas)
+    specs_.dfa_live_bytes.push_back(LiveBytes(dfa));
   for (const ByteDfa& dfa : specs_.dfas) {
     specs_.dfa_min_to_accept.push_back(MinToAccept(dfa));
     specs_.dfa_reach.push_back(ComputeDfaReach(dfa, specs_.dfa_min_to_accept.back()));

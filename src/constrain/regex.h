@@ -11,13 +11,17 @@
 // (non-multiline). Lookaround, backreferences, word boundaries, `\p{…}` and inline flags are
 // kUnsupported.
 //
-// Thread-safety: CompileRegexes is a pure function; a ByteDfa is immutable and may be shared.
-// Cost: compiling is bounded by kMaxNfaStates and kMaxDfaStates (times 256 bytes per state);
-// Step is one table lookup.
+// Thread-safety: CompileRegexes may be called from any thread (its results are memoised in the
+// process-wide cache of crux/constrain/automaton_cache.h); a ByteDfa is immutable and may be
+// shared.
+// Cost: compiling is bounded by kMaxNfaStates and kMaxDfaStates (a state's row holds one entry
+// per class of bytes, rounded up to a power of two); Step is two table lookups.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -47,23 +51,41 @@ struct RegexSource {
 
 // A DFA over bytes recognising several sources at once. A state is a uint32 (kDeadState is
 // the one state from which no source can match any more); every other state can still reach
-// a match of at least one source.
+// a match of at least one source. The tables are immutable and shared by every copy, so a
+// copy costs one reference count.
 class ByteDfa {
  public:
+  ByteDfa() = default;
   // The state before any byte (kDeadState when no source matches anything).
   uint32_t start() const { return start_; }
-  // The state after `byte`; kDeadState stays dead.
+  // The state after `byte`; kDeadState stays dead. Two loads: the byte's class, then the
+  // state's row.
   uint32_t Step(uint32_t state, uint8_t byte) const {
-    return state == kDeadState ? kDeadState : transitions_[size_t{state} * 256 + byte];
+    return state == kDeadState ? kDeadState
+                               : transitions_[(size_t{state} << row_shift_) + class_of_[byte]];
   }
-  size_t state_count() const { return can_match_all_.size(); }
+  size_t state_count() const { return state_count_; }
+  // Bytes fall into classes that every state treats alike, numbered from 0 in byte order. A
+  // class never mixes bytes UTF-8 treats differently: it lies within one of 00-7F, 80-8F,
+  // 90-9F, A0-BF, C0-C1, C2-DF, E0, E1-EC, ED, EE-EF, F0, F1-F3, F4, F5-FF.
+  size_t class_count() const { return class_count_; }
+  uint8_t ClassOf(uint8_t byte) const { return class_of_[byte]; }
+  // Step for every byte of class `byte_class`.
+  uint32_t StepClass(uint32_t state, size_t byte_class) const {
+    return state == kDeadState ? kDeadState
+                               : transitions_[(size_t{state} << row_shift_) + byte_class];
+  }
+  // Bytes held by the tables (shared between copies).
+  size_t memory_bytes() const;
   size_t source_count() const { return source_count_; }
   // True when source `source` matches the input read so far.
   bool Matches(uint32_t state, size_t source) const {
     return state != kDeadState && (MatchWords(state)[source / 32] >> (source % 32) & 1) != 0;
   }
   // True when every source matches the input read so far.
-  bool MatchesAll(uint32_t state) const;
+  bool MatchesAll(uint32_t state) const {
+    return state != kDeadState && AllSet(MatchWords(state), source_count_);
+  }
   // True when some continuation of the input makes every source match at once.
   bool CanMatchAll(uint32_t state) const {
     return state != kDeadState && can_match_all_[state] != 0;
@@ -72,23 +94,42 @@ class ByteDfa {
   // for kDeadState).
   std::span<const uint32_t> MatchWords(uint32_t state) const {
     if (state == kDeadState) return {};
-    return {match_words_.data() + size_t{state} * words_, words_};
+    return {match_words_ + size_t{state} * words_, words_};
   }
 
  private:
   friend class DfaBuilder;
+  struct Tables {
+    // (state << row_shift) + class: rows of a power of two at least the class count.
+    std::vector<uint32_t> transitions;
+    std::vector<uint32_t> match_words;  // state * words_
+    std::vector<uint8_t> can_match_all;
+  };
+  ByteDfa(std::shared_ptr<const Tables> tables, const std::array<uint8_t, 256>& class_of,
+          uint32_t row_shift, uint32_t start, size_t sources, size_t words);
+  // True when the first `bits` bits of `words` are all set.
+  static bool AllSet(std::span<const uint32_t> words, size_t bits);
+
+  std::shared_ptr<const Tables> tables_;
+  // Into *tables_, so that Step reads the rows without going through tables_.
+  const uint32_t* transitions_ = nullptr;
+  const uint32_t* match_words_ = nullptr;
+  const uint8_t* can_match_all_ = nullptr;
+  // Per byte: its class, bytes no NFA state tells apart sharing one (all 0 when empty).
+  std::array<uint8_t, 256> class_of_{};
+  uint32_t row_shift_ = 0;
+  size_t class_count_ = 0;
   uint32_t start_ = kDeadState;
+  size_t state_count_ = 0;
   size_t source_count_ = 0;
   size_t words_ = 0;
-  std::vector<uint32_t> transitions_;  // state * 256 + byte
-  std::vector<uint32_t> match_words_;  // state * words_
-  std::vector<uint8_t> can_match_all_;
 };
 
 // Compiles the sources into one automaton (a Thompson-style NFA over bytes, then subset
 // construction, then pruning of the states that cannot reach a match). Errors: kUnsupported
 // naming the construct ("lookahead `(?=`"), kInvalidArgument for a malformed pattern (with its
-// byte offset), kLimit past kMaxNfaStates or kMaxDfaStates.
+// byte offset), kLimit past kMaxNfaStates or kMaxDfaStates. The same sources, in the same order,
+// are compiled once per process while they stay in the automaton cache (errors too).
 Expected<ByteDfa> CompileRegexes(std::span<const RegexSource> sources);
 
 // Runs `dfa` over `text`; the state reached (kDeadState once dead).

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -11,6 +12,7 @@
 
 #include "crux/base/error.h"
 #include "crux/constrain/schema_ir.h"
+#include "regex.h"
 
 namespace crux::constrain::regex {
 
@@ -111,5 +113,10 @@ class NfaBuilder {
 // The whole-input automaton of `format` (kNone: any string), then `next`. Its language is
 // the format's less FormatMaxLength, which the caller applies.
 Expected<uint32_t> FormatNfa(NfaBuilder& builder, StringFormat format, uint32_t next);
+
+// The process-wide automaton cache (crux/constrain/automaton_cache.h), keyed by the sources
+// as CompileRegexes spells them: the cached result (errors too), or nullopt on a miss.
+std::optional<Expected<ByteDfa>> CachedAutomaton(const std::string& key);
+void CacheAutomaton(std::string key, const Expected<ByteDfa>& automaton);
 
 }  // namespace crux::constrain::regex

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "constrain/formats.h"
+#include "crux/constrain/automaton_cache.h"
 #include "format_reference.h"
 
 namespace crux::constrain {
@@ -262,6 +263,7 @@ TEST(RegexTest, UnsupportedAndInvalid) {
 }
 
 double SecondsToCompile(const std::string& pattern, ErrorCode* code) {
+  ClearAutomatonCache();  // the build itself, not a cache hit
   const auto start = std::chrono::steady_clock::now();
   auto dfa = CompileRegexes(std::vector<RegexSource>{{RegexSource::Kind::kPattern, pattern}});
   if (code != nullptr && !dfa.ok()) *code = dfa.error().code();
@@ -301,6 +303,77 @@ TEST(RegexTest, HostilePatterns) {
                 .error()
                 .code(),
             ErrorCode::kLimit);
+}
+
+// Step and StepClass agree on every state and byte, and a class never mixes bytes that UTF-8
+// treats differently.
+TEST(RegexTest, ByteClasses) {
+  const std::vector<ByteDfa> automata = {
+      Pattern("^(?:\\S+\\s+){0,9}\\S+$"),
+      Pattern("((c1d3g3).{4,8}){2}"),
+      MustCompile({{RegexSource::Kind::kFormat, "", StringFormat::kDateTime}}),
+      MustCompile({{RegexSource::Kind::kPattern, "^[a-z]+$"},
+                   {RegexSource::Kind::kLiteral, "abc"},
+                   {RegexSource::Kind::kFormat, "", StringFormat::kEmail}}),
+  };
+  for (const ByteDfa& dfa : automata) {
+    ASSERT_GT(dfa.state_count(), 0u);
+    for (int bound :
+         {0x80, 0x90, 0xA0, 0xC0, 0xC2, 0xE0, 0xE1, 0xED, 0xEE, 0xF0, 0xF1, 0xF4, 0xF5}) {
+      EXPECT_NE(dfa.ClassOf(static_cast<uint8_t>(bound)),
+                dfa.ClassOf(static_cast<uint8_t>(bound - 1)))
+          << bound;
+    }
+    for (uint32_t state = 0; state < dfa.state_count(); ++state) {
+      for (int byte = 0; byte < 256; ++byte) {
+        const auto b = static_cast<uint8_t>(byte);
+        ASSERT_EQ(dfa.Step(state, b), dfa.StepClass(state, dfa.ClassOf(b)));
+      }
+    }
+  }
+}
+
+// A pattern anchored by `^` in every alternative needs no search from later positions; one
+// alternative without it still does.
+TEST(RegexTest, AnchoredSearch) {
+  EXPECT_TRUE(Searches("^a|^b", "bx"));
+  EXPECT_FALSE(Searches("^a|^b", "xb"));
+  EXPECT_TRUE(Searches("^a|b", "xb"));
+  EXPECT_FALSE(Searches("(^a)+", "xa"));
+  EXPECT_TRUE(Searches("(^a)*b", "xb"));
+  EXPECT_TRUE(Searches("^$|(^(?:\\S+\\s+){0,2}\\S+$)", ""));
+  EXPECT_TRUE(Searches("^$|(^(?:\\S+\\s+){0,2}\\S+$)", "a b c"));
+  EXPECT_FALSE(Searches("^$|(^(?:\\S+\\s+){0,2}\\S+$)", "a b c d"));
+  EXPECT_FALSE(Searches("^$|(^(?:\\S+\\s+){0,2}\\S+$)", " a"));
+}
+
+// The same sources compile once while cached (errors too); copies share the tables.
+TEST(RegexTest, AutomatonCache) {
+  ClearAutomatonCache();
+  const ByteDfa first = Pattern("^[0-9]{3}-[a-z]+$");
+  const ByteDfa second = Pattern("^[0-9]{3}-[a-z]+$");
+  AutomatonCacheStats stats = GetAutomatonCacheStats();
+  EXPECT_EQ(stats.misses, 1u);
+  EXPECT_EQ(stats.hits, 1u);
+  EXPECT_EQ(stats.entries, 1u);
+  EXPECT_GT(stats.bytes, first.memory_bytes());
+  EXPECT_EQ(first.memory_bytes(), second.memory_bytes());
+  EXPECT_TRUE(second.Matches(RunDfa(second, "123-abc"), 0));
+  for (int i = 0; i < 2; ++i) {
+    auto error = CompileRegexes(std::vector<RegexSource>{{RegexSource::Kind::kPattern, "(a"}});
+    ASSERT_FALSE(error.ok());
+    EXPECT_EQ(error.error().code(), ErrorCode::kInvalidArgument);
+  }
+  stats = GetAutomatonCacheStats();
+  EXPECT_EQ(stats.misses, 2u);
+  EXPECT_EQ(stats.hits, 2u);
+  // A literal and a pattern of the same text are different sources.
+  const ByteDfa literal = MustCompile({{RegexSource::Kind::kLiteral, "^[0-9]{3}-[a-z]+$"}});
+  EXPECT_TRUE(literal.Matches(RunDfa(literal, "^[0-9]{3}-[a-z]+$"), 0));
+  EXPECT_FALSE(literal.Matches(RunDfa(literal, "123-abc"), 0));
+  ClearAutomatonCache();
+  EXPECT_EQ(GetAutomatonCacheStats().entries, 0u);
+  EXPECT_TRUE(first.Matches(RunDfa(first, "123-abc"), 0));  // still held by its copies
 }
 
 std::string RandomText(const std::string& alphabet, std::mt19937& rng) {
