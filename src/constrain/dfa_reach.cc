@@ -160,7 +160,8 @@ std::vector<uint16_t> DistanceToBad(const ByteDfa& dfa, const PhaseTable& table,
 DfaReach ComputeDfaReach(const ByteDfa& dfa, const std::vector<uint32_t>& to_accept) {
   DfaReach reach;
   const PhaseTable table = MakePhaseTable(dfa);
-  const std::vector<uint8_t> phase = Phases(dfa, table);
+  reach.phase = Phases(dfa, table);
+  const std::vector<uint8_t>& phase = reach.phase;
   // A state refuses next when some byte UTF-8 allows there kills it.
   auto refuses_next = [&](uint32_t q) {
     if (phase[q] == kNoPhase) return true;
@@ -187,6 +188,51 @@ DfaReach ComputeDfaReach(const ByteDfa& dfa, const std::vector<uint32_t>& to_acc
     if (reach.accepting == kDeadState && dfa.MatchesAll(q)) reach.accepting = q;
   }
   return reach;
+}
+
+ByteSplit SplitBytes(const ByteDfa& dfa, const DfaReach& reach, uint32_t state) {
+  const PhaseTable table = MakePhaseTable(dfa);
+  const std::vector<uint8_t>& phase = reach.phase;
+  const size_t classes = table.classes;
+  std::vector<uint8_t> safe(classes, 1);
+  std::vector<uint8_t> seen(dfa.state_count(), 0);
+  std::vector<uint32_t> reached;
+  // Safe classes shrink until the states they reach from `state` all take them: a class that
+  // kills some reached state where UTF-8 allows it is dropped, and the reach recomputed.
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::fill(seen.begin(), seen.end(), 0);
+    reached = {state};
+    seen[state] = 1;
+    for (size_t head = 0; head < reached.size(); ++head) {
+      const uint32_t q = reached[head];
+      for (size_t c = 0; c < classes; ++c) {
+        if (!safe[c] || table.Next(phase[q], c) == kNoPhase) continue;
+        const uint32_t to = dfa.StepClass(q, c);
+        if (to == kDeadState) {
+          safe[c] = 0;
+          changed = true;
+        } else if (!seen[to]) {
+          seen[to] = 1;
+          reached.push_back(to);
+        }
+      }
+    }
+  }
+  // A class kills when every reached state where UTF-8 allows it dies on it.
+  std::vector<uint8_t> kill(classes, 1);
+  for (uint32_t q : reached) {
+    for (size_t c = 0; c < classes; ++c) {
+      if (table.Next(phase[q], c) != kNoPhase && dfa.StepClass(q, c) != kDeadState) kill[c] = 0;
+    }
+  }
+  ByteSplit split;
+  for (int byte = 0; byte < 256; ++byte) {
+    const size_t c = dfa.ClassOf(static_cast<uint8_t>(byte));
+    if (safe[c]) split.safe.Set(static_cast<uint8_t>(byte));
+    if (kill[c] && !safe[c]) split.kill.Set(static_cast<uint8_t>(byte));
+  }
+  return split;
 }
 
 }  // namespace crux::constrain::grammar

@@ -173,8 +173,19 @@ struct DfaReach {
   std::vector<uint16_t> unsettled;
   uint32_t max_to_accept = 0;       // the largest finite fewest-code-points-to-match
   uint32_t accepting = UINT32_MAX;  // some state where every source matches (none: max)
+  std::vector<uint8_t> phase;       // per state: where UTF-8 stands (private encoding)
 };
 DfaReach ComputeDfaReach(const ByteDfa& dfa, const std::vector<uint32_t>& to_accept);
+
+// The bytes of a string automaton's state seen from any text a token writes: `safe` bytes
+// keep it alive wherever they come (the states they reach take them all), `kill` bytes refuse
+// wherever UTF-8 allows them there (after safe bytes only). A token of safe bytes passes; one
+// whose first byte outside `safe` is in `kill` is refused; the others must be stepped.
+struct ByteSplit {
+  ByteSet safe;
+  ByteSet kill;
+};
+ByteSplit SplitBytes(const ByteDfa& dfa, const DfaReach& reach, uint32_t state);
 
 // One alternative of a value position: a merged conjunction of schema nodes.
 struct ValueSpec {

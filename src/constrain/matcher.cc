@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <bit>
 #include <deque>
+#include <mutex>
+#include <unordered_map>
 #include <utility>
 
 #include "grammar_runtime.h"
@@ -25,6 +27,9 @@ struct CompiledGrammar::Impl {
   std::shared_ptr<const Vocabulary> vocabulary;
   std::shared_ptr<const grammar::VocabIndex> index;
   std::vector<uint32_t> text_mask;  // every non-special token
+  // Per (automaton, state): the tokens through the state's ByteSplit, on first use.
+  mutable std::mutex split_mutex;
+  mutable std::unordered_map<uint64_t, std::shared_ptr<const grammar::SplitTokens>> splits;
 };
 
 CompiledGrammar::CompiledGrammar(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -158,7 +163,8 @@ struct Matcher::State {
   bool FastThread(size_t index, std::span<uint32_t> mask);
   void FastString(const grammar::Thread& thread, std::span<uint32_t> mask,
                   const grammar::StringClass* cls = nullptr);
-  enum class StringPath : uint8_t { kClass, kCheckClosings, kWalk };
+  enum class StringPath : uint8_t { kClass, kCheckClosings, kSplit, kWalk };
+  void SplitString(const grammar::Thread& thread, std::span<uint32_t> mask);
   StringPath StringPathFor(const grammar::Frame& top, const grammar::StringSpec& spec,
                            const std::vector<uint32_t>*& inside,
                            const grammar::StringClass* cls = nullptr) const;
@@ -953,8 +959,12 @@ Matcher::State::StringPath Matcher::State::StringPathFor(
   if (spec.dfa != grammar::kNone) {
     const grammar::DfaReach& reach = grammar.specs.dfa_reach[spec.dfa];
     const size_t longest = grammar.index->max_token_bytes;
-    if (reach.death[top.a] <= longest) return StringPath::kWalk;
-    if (reach.unsettled[top.a] <= longest) {
+    if (reach.death[top.a] <= longest) {
+      // Some token can kill the automaton: the state's split of bytes decides most of them.
+      if (from_class != nullptr || top.b != grammar::kLexNormal) return StringPath::kWalk;
+      path = StringPath::kSplit;
+      needed = reach.max_to_accept;
+    } else if (reach.unsettled[top.a] <= longest) {
       path = StringPath::kCheckClosings;
       needed = reach.max_to_accept;
     }
@@ -1016,6 +1026,48 @@ void Matcher::State::CheckedClosings(const grammar::Thread& t, std::span<uint32_
   });
 }
 
+// A string whose automaton some token can kill: the tokens of the state's safe bytes pass
+// (those the lexer lets stay inside), those that must be stepped are stepped through the
+// string frame alone, and the closing tokens are checked (the automaton's split, and its
+// tokens, computed once per state and kept with the grammar).
+void Matcher::State::SplitString(const grammar::Thread& t, std::span<uint32_t> mask) {
+  const grammar::Frame& top = t.frames.back();
+  const uint32_t dfa = grammar.specs.values[top.spec].string.dfa;
+  const uint64_t key = uint64_t{dfa} << 32 | top.a;
+  std::shared_ptr<const grammar::SplitTokens> tokens;
+  {
+    std::lock_guard<std::mutex> lock(grammar.split_mutex);
+    auto found = grammar.splits.find(key);
+    if (found != grammar.splits.end()) tokens = found->second;
+  }
+  if (tokens == nullptr) {
+    const grammar::ByteSplit split =
+        grammar::SplitBytes(grammar.specs.dfas[dfa], grammar.specs.dfa_reach[dfa], top.a);
+    tokens = grammar.index->SplitTokensFor(split.safe, split.kill);
+    std::lock_guard<std::mutex> lock(grammar.split_mutex);
+    grammar.splits.emplace(key, tokens);
+  }
+  const std::vector<uint32_t>& inside = grammar.index->string_classes[grammar::kLexNormal].inside;
+  for (size_t i = 0; i < mask.size(); ++i)
+    mask[i] |= tokens->safe_only[i] & inside[i];
+  const ByteDfa* automaton = &grammar.specs.dfas[dfa];
+  const uint32_t* to_accept = grammar.specs.dfa_min_to_accept[dfa].data();
+  for (uint32_t token : tokens->stepped) {
+    if ((inside[token / 32] >> (token % 32) & 1) == 0) continue;
+    grammar::Frame frame = top;
+    StringLevel level{top.a, top.b, top.c, top.count};
+    bool taken = true;
+    for (char c : grammar.vocabulary->bytes(token)) {
+      if (StepLevel(level, static_cast<uint8_t>(c), frame, automaton, to_accept) != 1) {
+        taken = false;
+        break;
+      }
+    }
+    if (taken) SetBit(mask, token);
+  }
+  CheckedClosings(t, mask);
+}
+
 // Handles thread `index` of the current state with a string class when it can; false when
 // the thread must be walked.
 bool Matcher::State::FastThread(size_t index, std::span<uint32_t> mask) {
@@ -1032,6 +1084,10 @@ bool Matcher::State::FastThread(size_t index, std::span<uint32_t> mask) {
     current.Load(index, specs.seen_words, loaded);
     if (path == StringPath::kWalk) {
       DeferStringWalk();
+      return true;
+    }
+    if (path == StringPath::kSplit) {
+      SplitString(loaded, mask);
       return true;
     }
     OrInto(mask, *inside);

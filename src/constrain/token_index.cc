@@ -303,6 +303,45 @@ std::shared_ptr<const VocabIndex> Build(const std::shared_ptr<const Vocabulary>&
 
 }  // namespace
 
+std::shared_ptr<const SplitTokens> VocabIndex::SplitTokensFor(const ByteSet& safe,
+                                                              const ByteSet& kill) const {
+  std::array<uint64_t, 8> key{};
+  for (size_t w = 0; w < 4; ++w) {
+    key[w] = safe.words[w];
+    key[4 + w] = kill.words[w];
+  }
+  {
+    std::lock_guard<std::mutex> lock(split_mutex_);
+    for (const auto& [k, tokens] : split_sets_) {
+      if (k == key) return tokens;
+    }
+  }
+  // Quotes, backslashes and control bytes belong to the string's lexer, not to the automaton.
+  ByteSet text = safe;
+  text.words[0] &= ~(uint64_t{0xFFFFFFFF} | uint64_t{1} << '"');
+  text.words[1] &= ~(uint64_t{1} << ('\\' - 64));
+  auto tokens = std::make_shared<SplitTokens>();
+  tokens->safe_only.assign(vocabulary->mask_words(), 0);
+  for (uint32_t id = 0; id < vocabulary->size(); ++id) {
+    if (vocabulary->is_special(id)) continue;
+    const std::string_view bytes = vocabulary->bytes(id);
+    size_t i = 0;
+    while (i < bytes.size() && text.Has(static_cast<uint8_t>(bytes[i])))
+      ++i;
+    if (i == bytes.size()) {
+      tokens->safe_only[id / 32] |= 1u << (id % 32);
+      continue;
+    }
+    const auto first = static_cast<uint8_t>(bytes[i]);
+    if (first == '\\' || (first >= 0x20 && first != '"' && !kill.Has(first))) {
+      tokens->stepped.push_back(id);
+    }
+  }
+  std::lock_guard<std::mutex> lock(split_mutex_);
+  if (split_sets_.size() < kMaxSplitTokenSets) split_sets_.push_back({key, tokens});
+  return tokens;
+}
+
 std::shared_ptr<const VocabIndex> IndexFor(const std::shared_ptr<const Vocabulary>& vocabulary) {
   // Indexes are kept (not only while a grammar holds one), so that compiling a schema never
   // rebuilds one; the few most recently used vocabularies stay.

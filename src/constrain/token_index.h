@@ -7,12 +7,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "crux/constrain/vocab.h"
+#include "grammar_specs.h"
 
 namespace crux::constrain::grammar {
 
@@ -97,6 +99,16 @@ enum NumberVariant : uint8_t {
 };
 inline constexpr uint32_t kNumberPhases = 9;  // kNumStart .. kNumExp
 
+// The tokens as a string automaton's state sees them through its ByteSplit (grammar_specs.h),
+// from the start state of a string's lexer: `safe_only` (a bitmask) holds the tokens of safe
+// bytes only; `stepped` those whose first byte outside the safe ones neither kills nor closes
+// the string (a backslash among them: its escape decodes to another byte). The rest are
+// refused, or close the string.
+struct SplitTokens {
+  std::vector<uint32_t> safe_only;
+  std::vector<uint32_t> stepped;
+};
+
 struct VocabIndex {
   std::shared_ptr<const Vocabulary> vocabulary;
   FlatTrie trie;                            // every allowed (non-special) token
@@ -109,6 +121,15 @@ struct VocabIndex {
   size_t max_token_bytes = 0;
   double build_ms = 0;
   size_t memory_bytes() const;
+  // The tokens through one split of bytes (safe, kill): computed on first use, kept for the
+  // index's life (at most kMaxSplitTokenSets; past it, computed each time). Thread-safe.
+  std::shared_ptr<const SplitTokens> SplitTokensFor(const ByteSet& safe, const ByteSet& kill) const;
+
+ private:
+  static constexpr size_t kMaxSplitTokenSets = 256;
+  mutable std::mutex split_mutex_;
+  mutable std::vector<std::pair<std::array<uint64_t, 8>, std::shared_ptr<const SplitTokens>>>
+      split_sets_;
 };
 
 // The index of `vocabulary`, built on first use and kept while any grammar uses it.
