@@ -3,6 +3,7 @@
 // its match, a pattern already matched).
 #include <algorithm>
 #include <array>
+#include <bit>
 
 #include "grammar_specs.h"
 
@@ -190,9 +191,53 @@ DfaReach ComputeDfaReach(const ByteDfa& dfa, const std::vector<uint32_t>& to_acc
   return reach;
 }
 
+namespace {
+
+// The split whose safe bytes are those that keep the automaton in `state` (its self-loops):
+// after any run of them it is still there, so the first other byte kills exactly when it
+// kills `state`.
+ByteSplit SelfLoopSplit(const ByteDfa& dfa, const PhaseTable& table, uint8_t phase,
+                        uint32_t state) {
+  ByteSplit split;
+  for (int byte = 0; byte < 256; ++byte) {
+    const size_t c = dfa.ClassOf(static_cast<uint8_t>(byte));
+    if (table.Next(phase, c) == kNoPhase) continue;
+    const uint32_t to = dfa.StepClass(state, c);
+    if (to == state && table.Next(phase, c) == phase) split.safe.Set(static_cast<uint8_t>(byte));
+    if (to == kDeadState) split.kill.Set(static_cast<uint8_t>(byte));
+  }
+  return split;
+}
+
+// How much of the text tokens are made of a safe set covers: printable ASCII first (most
+// tokens), then the rest.
+size_t Weight(const ByteSet& set) {
+  const uint64_t printable = set.words[0] & ~uint64_t{0xFFFFFFFF};
+  const uint64_t rest = static_cast<uint64_t>(std::popcount(set.words[2])) +
+                        static_cast<uint64_t>(std::popcount(set.words[3]));
+  return static_cast<size_t>(std::popcount(printable) + std::popcount(set.words[1])) * 256 +
+         static_cast<size_t>(rest);
+}
+
+ByteSplit ReachSplit(const ByteDfa& dfa, const PhaseTable& table, const std::vector<uint8_t>& phase,
+                     uint32_t state);
+
+}  // namespace
+
+// The larger of two splits: the self-loops of `state`, and the bytes the states they reach
+// from it all take.
 ByteSplit SplitBytes(const ByteDfa& dfa, const DfaReach& reach, uint32_t state) {
   const PhaseTable table = MakePhaseTable(dfa);
-  const std::vector<uint8_t>& phase = reach.phase;
+  if (reach.phase[state] == kNoPhase) return {};
+  ByteSplit loops = SelfLoopSplit(dfa, table, reach.phase[state], state);
+  ByteSplit reached = ReachSplit(dfa, table, reach.phase, state);
+  return Weight(loops.safe) > Weight(reached.safe) ? loops : reached;
+}
+
+namespace {
+
+ByteSplit ReachSplit(const ByteDfa& dfa, const PhaseTable& table, const std::vector<uint8_t>& phase,
+                     uint32_t state) {
   const size_t classes = table.classes;
   std::vector<uint8_t> safe(classes, 1);
   std::vector<uint8_t> seen(dfa.state_count(), 0);
@@ -234,5 +279,7 @@ ByteSplit SplitBytes(const ByteDfa& dfa, const DfaReach& reach, uint32_t state) 
   }
   return split;
 }
+
+}  // namespace
 
 }  // namespace crux::constrain::grammar
