@@ -164,7 +164,7 @@ struct Matcher::State {
   void FastString(const grammar::Thread& thread, std::span<uint32_t> mask,
                   const grammar::StringClass* cls = nullptr);
   enum class StringPath : uint8_t { kClass, kCheckClosings, kSplit, kWalk };
-  void SplitString(const grammar::Thread& thread, std::span<uint32_t> mask);
+  bool SplitString(const grammar::Thread& thread, std::span<uint32_t> mask);
   StringPath StringPathFor(const grammar::Frame& top, const grammar::StringSpec& spec,
                            const std::vector<uint32_t>*& inside,
                            const grammar::StringClass* cls = nullptr) const;
@@ -1029,8 +1029,9 @@ void Matcher::State::CheckedClosings(const grammar::Thread& t, std::span<uint32_
 // A string whose automaton some token can kill: the tokens of the state's safe bytes pass
 // (those the lexer lets stay inside), those that must be stepped are stepped through the
 // string frame alone, and the closing tokens are checked (the automaton's split, and its
-// tokens, computed once per state and kept with the grammar).
-void Matcher::State::SplitString(const grammar::Thread& t, std::span<uint32_t> mask) {
+// tokens, computed once per state and kept with the grammar). False, with nothing done, when
+// so few tokens are safe that a walk costs less.
+bool Matcher::State::SplitString(const grammar::Thread& t, std::span<uint32_t> mask) {
   const grammar::Frame& top = t.frames.back();
   const uint32_t dfa = grammar.specs.values[top.spec].string.dfa;
   const uint64_t key = uint64_t{dfa} << 32 | top.a;
@@ -1047,6 +1048,9 @@ void Matcher::State::SplitString(const grammar::Thread& t, std::span<uint32_t> m
     std::lock_guard<std::mutex> lock(grammar.split_mutex);
     grammar.splits.emplace(key, tokens);
   }
+  // Few safe tokens (under 1 in 32, 4,000 of Llama 3's): the automaton prunes a walk early,
+  // which costs less than checking every closing token.
+  if (tokens->safe_count < grammar.vocabulary->size() / 32) return false;
   const std::vector<uint32_t>& inside = grammar.index->string_classes[grammar::kLexNormal].inside;
   for (size_t i = 0; i < mask.size(); ++i)
     mask[i] |= tokens->safe_only[i] & inside[i];
@@ -1066,6 +1070,7 @@ void Matcher::State::SplitString(const grammar::Thread& t, std::span<uint32_t> m
     if (taken) SetBit(mask, token);
   }
   CheckedClosings(t, mask);
+  return true;
 }
 
 // Handles thread `index` of the current state with a string class when it can; false when
@@ -1087,7 +1092,7 @@ bool Matcher::State::FastThread(size_t index, std::span<uint32_t> mask) {
       return true;
     }
     if (path == StringPath::kSplit) {
-      SplitString(loaded, mask);
+      if (!SplitString(loaded, mask)) DeferStringWalk();
       return true;
     }
     OrInto(mask, *inside);

@@ -330,6 +330,7 @@ std::shared_ptr<const SplitTokens> VocabIndex::SplitTokensFor(const ByteSet& saf
       ++i;
     if (i == bytes.size()) {
       tokens->safe_only[id / 32] |= 1u << (id % 32);
+      ++tokens->safe_count;
       continue;
     }
     const auto first = static_cast<uint8_t>(bytes[i]);

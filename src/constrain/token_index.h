@@ -106,6 +106,7 @@ inline constexpr uint32_t kNumberPhases = 9;  // kNumStart .. kNumExp
 // refused, or close the string.
 struct SplitTokens {
   std::vector<uint32_t> safe_only;
+  size_t safe_count = 0;  // tokens in safe_only
   std::vector<uint32_t> stepped;
 };
 
