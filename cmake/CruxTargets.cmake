@@ -25,13 +25,14 @@ if(CRUX_SANITIZE)
   endif()
 endif()
 
-# crux_library(<name> SOURCES ... DEPS ...): one module folder = one target crux_<name>, in
-# src/<name with "_" as "/"> (parse_tools: src/parse/tools/). Public headers are in include/;
+# crux_library(<name> SOURCES ... DEPS ... [FOLDER <folder>]): one module folder = one target
+# crux_<name>, in src/<name with "_" as "/"> (parse_tools: src/parse/tools/) unless FOLDER names
+# it (chat_template: src/chat_template/). Public headers are in include/;
 # the module's private headers are reachable only from its own sources: the target's private
 # include directory holds links to them alone (see crux_stage_private_headers), so including
 # another module's private header does not compile.
 function(crux_library name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "FOLDER" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
   add_library(crux_${name} STATIC ${ARG_SOURCES})
   target_include_directories(crux_${name}
     PUBLIC ${PROJECT_SOURCE_DIR}/include
@@ -39,6 +40,18 @@ function(crux_library name)
   target_compile_options(crux_${name} PRIVATE ${CRUX_WARNINGS})
   target_link_libraries(crux_${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
   set_property(GLOBAL APPEND PROPERTY CRUX_MODULES ${name})
+  if(ARG_FOLDER)
+    set_property(GLOBAL PROPERTY CRUX_MODULE_FOLDER_${name} ${ARG_FOLDER})
+  endif()
+endfunction()
+
+# The source folder of module <name> (relative to src/).
+function(crux_module_folder name out)
+  get_property(folder GLOBAL PROPERTY CRUX_MODULE_FOLDER_${name})
+  if(NOT folder)
+    string(REPLACE "_" "/" folder ${name})
+  endif()
+  set(${out} ${folder} PARENT_SCOPE)
 endfunction()
 
 # Called once after every crux_library(): links each module's private headers
@@ -50,7 +63,7 @@ function(crux_stage_private_headers)
   get_property(modules GLOBAL PROPERTY CRUX_MODULES)
   set(src ${PROJECT_SOURCE_DIR}/src)
   foreach(name IN LISTS modules)
-    string(REPLACE "_" "/" folder ${name})
+    crux_module_folder(${name} folder)
     set(dir ${CMAKE_BINARY_DIR}/private/crux_${name})
     file(REMOVE_RECURSE ${dir})
     file(MAKE_DIRECTORY ${dir})
@@ -58,7 +71,7 @@ function(crux_stage_private_headers)
     foreach(header IN LISTS headers)
       set(own TRUE)
       foreach(other IN LISTS modules)
-        string(REPLACE "_" "/" other_folder ${other})
+        crux_module_folder(${other} other_folder)
         if(other_folder MATCHES "^${folder}/" AND header MATCHES "^${other_folder}/")
           set(own FALSE)  # a nested module's header
         endif()

@@ -13,6 +13,9 @@ void AddParseCommand(CLI::App& app, std::function<int()>& run);
 // Adds `schema` (with `check` and `bench`) to `app`.
 void AddSchemaCommand(CLI::App& app, std::function<int()>& run);
 
+// Adds `template` (with `render`) to `app`.
+void AddTemplateCommand(CLI::App& app, std::function<int()>& run);
+
 // Adds `serve` to `app`.
 void AddServeCommand(CLI::App& app, std::function<int()>& run);
 

@@ -1,6 +1,7 @@
 // crux: the command line. `crux parse` splits raw model output into reasoning, content and
 // tool calls; `crux schema` checks JSON Schemas and instances against the constraining grammar
-// and measures its per-token cost; `crux serve` runs the server.
+// and measures its per-token cost; `crux template render` renders a chat template; `crux serve`
+// runs the server.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <functional>
@@ -15,6 +16,7 @@ int main(int argc, char** argv) {
   crux::app::AddParseCommand(app, run);
   crux::app::AddSchemaCommand(app, run);
   crux::app::AddServeCommand(app, run);
+  crux::app::AddTemplateCommand(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

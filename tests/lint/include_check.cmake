@@ -2,7 +2,8 @@
 # the module it belongs to. Run by ctest as `include_check` (cmake -DROOT=<repo> -P this file).
 #
 # Modules are the libraries in src/CMakeLists.txt: crux_library(<name> …) lives in
-# src/<name with "_" as "/">/ (parse_tools: src/parse/tools/). A header under src/ is private
+# src/<name with "_" as "/">/ (parse_tools: src/parse/tools/), or src/<name>/ when that is the
+# folder there is (chat_template: src/chat_template/). A header under src/ is private
 # to the module whose folder holds it (the deepest one); public headers are in include/crux/.
 # Who may include a private header of module M:
 #   - files of M itself (src/<M's folder>/, not a nested module's folder);
@@ -21,6 +22,9 @@ set(modules "")
 foreach(call IN LISTS calls)
   string(REGEX REPLACE "crux_library\\([ \t\r\n]*" "" name "${call}")
   string(REPLACE "_" "/" folder "${name}")
+  if(NOT IS_DIRECTORY ${ROOT}/src/${folder} AND IS_DIRECTORY ${ROOT}/src/${name})
+    set(folder ${name})  # crux_library(… FOLDER <name>): a folder whose name has "_"
+  endif()
   if(NOT IS_DIRECTORY ${ROOT}/src/${folder})
     message(FATAL_ERROR "module crux_${name} has no folder src/${folder}")
   endif()

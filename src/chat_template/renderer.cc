@@ -1,0 +1,379 @@
+#include "chat_template/renderer.h"
+
+#include <chrono>
+
+#include "chat_template/builtins.h"
+#include "chat_template/python.h"
+
+namespace crux::chat_template {
+
+const Value* Frame::Find(std::string_view name) const {
+  for (const Frame* f = this; f; f = f->parent.get()) {
+    for (const auto& [key, value] : f->vars) {
+      if (key == name) return &value;
+    }
+  }
+  return nullptr;
+}
+
+void Frame::Set(std::string_view name, Value value) {
+  for (auto& [key, existing] : vars) {
+    if (key == name) {
+      existing = std::move(value);
+      return;
+    }
+  }
+  vars.emplace_back(std::string(name), std::move(value));
+}
+
+namespace {
+
+// Clears a frame's variables when its scope ends, so that a macro stored in it (which holds
+// the frame) does not keep it alive in a cycle.
+struct FrameScope {
+  explicit FrameScope(FramePtr parent) : frame(std::make_shared<Frame>()) {
+    frame->parent = std::move(parent);
+  }
+  ~FrameScope() { frame->vars.clear(); }
+  FrameScope(const FrameScope&) = delete;
+  FrameScope& operator=(const FrameScope&) = delete;
+  FramePtr frame;
+};
+
+}  // namespace
+
+Value Macro::Call(Renderer& renderer, CallArgs& args) const {
+  return renderer.CallMacro(*stmt_, closure_, name_, args);
+}
+
+void Renderer::Fail(std::string message, ErrorCode code) const {
+  throw RenderError(code, std::move(message), site_.line, site_.column);
+}
+
+void Renderer::Step() {
+  if (++steps_ > options_.limits.max_steps) {
+    Fail("the template ran more than " + std::to_string(options_.limits.max_steps) + " steps",
+         ErrorCode::kLimit);
+  }
+}
+
+int64_t Renderer::NowSeconds() const {
+  if (options_.now_seconds) return options_.now_seconds();
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string Renderer::Run(const std::vector<Stmt>& body) {
+  FrameScope scope(nullptr);
+  root_ = scope.frame;
+  std::string out;
+  sink_ = &out;
+  Exec(body, root_);
+  root_.reset();
+  return out;
+}
+
+void Renderer::EmitText(std::string_view text) {
+  sink_->append(text);
+  if (sink_->size() > options_.limits.max_output_bytes) {
+    Fail("the output is larger than " + std::to_string(options_.limits.max_output_bytes) + " bytes",
+         ErrorCode::kLimit);
+  }
+}
+
+void Renderer::Emit(const Value& value) {
+  if (value.is_string()) return EmitText(value.as_string());
+  value.AppendStr(*sink_);
+  EmitText(std::string_view());
+}
+
+Renderer::Flow Renderer::Exec(const std::vector<Stmt>& body, const FramePtr& frame) {
+  for (const Stmt& stmt : body) {
+    const Flow flow = ExecOne(stmt, frame);
+    if (flow != Flow::kNormal) return flow;
+  }
+  return Flow::kNormal;
+}
+
+Renderer::Flow Renderer::ExecOne(const Stmt& stmt, const FramePtr& frame) {
+  Flow flow = Flow::kNormal;
+  switch (stmt.kind) {
+    case StmtKind::kData:
+      EmitText(stmt.text);
+      break;
+    case StmtKind::kOutput:
+      Emit(Eval(*stmt.expr, frame));
+      break;
+    case StmtKind::kIf:
+      ExecIf(stmt, frame, flow);
+      break;
+    case StmtKind::kFor:
+      ExecFor(stmt, frame);
+      break;
+    case StmtKind::kSet:
+    case StmtKind::kSetBlock:
+      ExecSet(stmt, frame);
+      break;
+    case StmtKind::kMacro:
+      frame->Set(stmt.text, Value::Callable(std::make_shared<Macro>(&stmt, frame, stmt.text)));
+      break;
+    case StmtKind::kCallBlock:
+      ExecCallBlock(stmt, frame);
+      break;
+    case StmtKind::kFilterBlock: {
+      std::string text = Capture(stmt.body, frame);
+      std::swap(text, block_value_);
+      const Value filtered = Eval(*stmt.expr, frame);
+      Emit(filtered);
+      break;
+    }
+    case StmtKind::kScope:
+      EmitText(Capture(stmt.body, frame));
+      break;
+    case StmtKind::kBreak:
+      return Flow::kBreak;
+    case StmtKind::kContinue:
+      return Flow::kContinue;
+  }
+  return flow;
+}
+
+void Renderer::ExecIf(const Stmt& stmt, const FramePtr& frame, Flow& flow) {
+  At(stmt);
+  Step();
+  const bool taken = Eval(*stmt.expr, frame).Truthy();
+  flow = Exec(taken ? stmt.body : stmt.else_body, frame);
+}
+
+std::vector<Value> Renderer::Iterate(const Value& value) const {
+  switch (value.kind()) {
+    case Value::Kind::kUndefined:
+      return {};
+    case Value::Kind::kList:
+    case Value::Kind::kTuple:
+      return value.items();
+    case Value::Kind::kDict: {
+      std::vector<Value> keys;
+      keys.reserve(value.dict().entries.size());
+      for (const auto& entry : value.dict().entries)
+        keys.push_back(entry.first);
+      return keys;
+    }
+    case Value::Kind::kString: {
+      const std::string& s = value.as_string();
+      const std::vector<size_t> offsets = python::CodePointOffsets(s);
+      std::vector<Value> chars;
+      chars.reserve(offsets.size());
+      for (size_t i = 0; i + 1 < offsets.size(); ++i) {
+        chars.emplace_back(s.substr(offsets[i], offsets[i + 1] - offsets[i]));
+      }
+      return chars;
+    }
+    default:
+      Fail("'" + std::string(value.TypeName()) + "' object is not iterable");
+  }
+}
+
+std::vector<Value> Renderer::LoopItems(const Stmt& stmt, const FramePtr& frame) {
+  At(stmt);
+  std::vector<Value> items = Iterate(Eval(*stmt.expr, frame));
+  if (!stmt.condition) return items;
+  std::vector<Value> kept;
+  for (Value& item : items) {
+    Step();
+    FrameScope scope(frame);
+    Assign(*stmt.target, item, scope.frame);
+    if (Eval(*stmt.condition, scope.frame).Truthy()) kept.push_back(std::move(item));
+  }
+  return kept;
+}
+
+namespace {
+
+Value LoopCycle(Renderer& renderer, const Value& self, CallArgs& args) {
+  if (args.positional.empty()) renderer.Fail("no items for cycling given");
+  const size_t n = args.positional.size();
+  return args.positional[static_cast<size_t>(self.as_int()) % n];
+}
+
+// The `loop` variable of iteration `i` of `items`.
+Value LoopObject(const std::vector<Value>& items, size_t i) {
+  auto dict = std::make_shared<DictData>();
+  const auto n = static_cast<int64_t>(items.size());
+  const auto k = static_cast<int64_t>(i);
+  auto& e = dict->entries;
+  e.reserve(12);
+  e.emplace_back("index", k + 1);
+  e.emplace_back("index0", k);
+  e.emplace_back("revindex", n - k);
+  e.emplace_back("revindex0", n - k - 1);
+  e.emplace_back("first", k == 0);
+  e.emplace_back("last", k == n - 1);
+  e.emplace_back("length", n);
+  e.emplace_back("depth", 1);
+  e.emplace_back("depth0", 0);
+  e.emplace_back("previtem", i > 0 ? items[i - 1] : Value::Undefined("there is no previous item"));
+  e.emplace_back("nextitem", k + 1 < n ? items[i + 1] : Value::Undefined("there is no next item"));
+  e.emplace_back("cycle", Value::Callable(std::make_shared<BuiltinFunction>("loop.cycle", LoopCycle,
+                                                                            Value(k))));
+  return Value::Dict(std::move(dict));
+}
+
+}  // namespace
+
+void Renderer::ExecFor(const Stmt& stmt, const FramePtr& frame) {
+  const std::vector<Value> items = LoopItems(stmt, frame);
+  if (items.empty()) {
+    FrameScope scope(frame);
+    Exec(stmt.else_body, scope.frame);
+    return;
+  }
+  for (size_t i = 0; i < items.size(); ++i) {
+    Step();
+    FrameScope scope(frame);
+    At(stmt);
+    Assign(*stmt.target, items[i], scope.frame);
+    scope.frame->Set("loop", LoopObject(items, i));
+    if (Exec(stmt.body, scope.frame) == Flow::kBreak) break;
+  }
+}
+
+void Renderer::Assign(const Expr& target, Value value, const FramePtr& frame) {
+  if (target.kind == ExprKind::kName) {
+    frame->Set(target.name, std::move(value));
+    return;
+  }
+  if (target.kind == ExprKind::kGetAttr) {
+    const Value* ns = frame->Find(target.children[0]->name);
+    if (!ns) {
+      if (const Value* v = context_.dict().FindKey(target.children[0]->name)) ns = v;
+    }
+    if (!ns || ns->kind() != Value::Kind::kNamespace) {
+      At(target);
+      Fail("cannot assign attribute on non-namespace object");
+    }
+    ns->mutable_dict().Set(Value(target.name), std::move(value));
+    return;
+  }
+  const std::vector<Value> items = Iterate(value);
+  const size_t n = target.children.size();
+  if (items.size() != n) {
+    At(target);
+    Fail(items.size() > n ? "too many values to unpack (expected " + std::to_string(n) + ")"
+                          : "not enough values to unpack (expected " + std::to_string(n) +
+                                ", got " + std::to_string(items.size()) + ")");
+  }
+  for (size_t i = 0; i < n; ++i)
+    Assign(*target.children[i], items[i], frame);
+}
+
+std::string Renderer::Capture(const std::vector<Stmt>& body, const FramePtr& frame) {
+  std::string text;
+  std::string* saved = sink_;
+  sink_ = &text;
+  FrameScope scope(frame);
+  try {
+    Exec(body, scope.frame);
+  } catch (...) {
+    sink_ = saved;
+    throw;
+  }
+  sink_ = saved;
+  return text;
+}
+
+void Renderer::ExecSet(const Stmt& stmt, const FramePtr& frame) {
+  At(stmt);
+  Step();
+  if (stmt.kind == StmtKind::kSet) {
+    Assign(*stmt.target, Eval(*stmt.expr, frame), frame);
+    return;
+  }
+  std::string text = Capture(stmt.body, frame);
+  if (!stmt.expr) {
+    Assign(*stmt.target, Value(std::move(text)), frame);
+    return;
+  }
+  std::swap(text, block_value_);
+  Value filtered = Eval(*stmt.expr, frame);
+  Assign(*stmt.target, std::move(filtered), frame);
+}
+
+void Renderer::ExecCallBlock(const Stmt& stmt, const FramePtr& frame) {
+  At(stmt);
+  const Expr& call = *stmt.expr;
+  Value callee = Eval(*call.children[0], frame);
+  CallArgs args = EvalArgs(call, frame);
+  args.keyword.emplace_back("caller",
+                            Value::Callable(std::make_shared<Macro>(&stmt, frame, "caller")));
+  At(stmt);
+  Emit(CallValue(callee, args));
+}
+
+Value Renderer::CallMacro(const Stmt& stmt, const FramePtr& closure, std::string_view name,
+                          CallArgs& args) {
+  if (call_depth_ >= options_.limits.max_call_depth) {
+    Fail("maximum recursion depth exceeded", ErrorCode::kLimit);
+  }
+  Step();
+  ++call_depth_;
+  FrameScope scope(closure);
+  std::string text;
+  std::string* saved = sink_;
+  const Site saved_site = site_;
+  try {
+    BindMacroArgs(stmt, name, args, scope.frame);
+    sink_ = &text;
+    Exec(stmt.body, scope.frame);
+  } catch (...) {
+    sink_ = saved;
+    --call_depth_;
+    throw;
+  }
+  sink_ = saved;
+  site_ = saved_site;
+  --call_depth_;
+  return Value(std::move(text));
+}
+
+void Renderer::BindMacroArgs(const Stmt& stmt, std::string_view name, CallArgs& args,
+                             const FramePtr& frame) {
+  const std::string label = "macro '" + std::string(name) + "'";
+  for (size_t i = 0; i < stmt.params.size(); ++i) {
+    const std::string& param = stmt.params[i];
+    if (args.Has(i, param)) {
+      frame->Set(param, args.Take(i, param));
+    } else if (stmt.defaults[i]) {
+      frame->Set(param, Eval(*stmt.defaults[i], frame));
+    } else {
+      frame->Set(param, Value::Undefined("parameter '" + param + "' was not provided"));
+    }
+  }
+  if (args.positional.size() > stmt.params.size() && !stmt.uses_varargs) {
+    Fail(label + " takes not more than " + std::to_string(stmt.params.size()) + " argument(s)");
+  }
+  std::vector<Value> varargs;
+  for (size_t i = stmt.params.size(); i < args.positional.size(); ++i) {
+    varargs.push_back(args.positional[i]);
+  }
+  auto kwargs = std::make_shared<DictData>();
+  Value caller;
+  for (size_t i = 0; i < args.keyword.size(); ++i) {
+    if (!args.keyword_taken(i)) {
+      const auto& [key, value] = args.keyword[i];
+      if (key == "caller" && stmt.uses_caller) {
+        caller = value;
+      } else if (stmt.uses_kwargs) {
+        kwargs->Set(Value(key), value);
+      } else {
+        Fail(label + " takes no keyword argument '" + key + "'");
+      }
+    }
+  }
+  if (stmt.uses_caller) frame->Set("caller", caller);
+  if (stmt.uses_varargs) frame->Set("varargs", Value::Tuple(std::move(varargs)));
+  if (stmt.uses_kwargs) frame->Set("kwargs", Value::Dict(std::move(kwargs)));
+}
+
+}  // namespace crux::chat_template
