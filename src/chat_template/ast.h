@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "chat_template/function.h"
 #include "crux/chat_template/value.h"
 
 namespace crux::chat_template {
@@ -43,6 +44,10 @@ struct Expr {
   std::string name;
   Value literal;
   bool negated = false;  // `is not`
+  // A slice that is a whole {{ }} expression over a subject made of literals alone: Jinja2
+  // folds it at compile time through the sandbox's getitem, so it yields undefined where a
+  // slice elsewhere raises.
+  bool constant_subject = false;
   std::vector<std::unique_ptr<Expr>> children;
   // Calls, filters and tests: the arguments are children[1..]; the last keyword_names.size()
   // of them are keyword arguments with these names.
@@ -50,7 +55,8 @@ struct Expr {
   std::vector<CompareOp> compare_ops;
   // Filters and tests: resolved at parse time (null when the name is unknown, which raises
   // when evaluated, as Jinja2 does for a filter used only inside an `if`).
-  const void* callee = nullptr;
+  FilterFn filter = nullptr;
+  TestFn test = nullptr;
 };
 
 enum class StmtKind : uint8_t {

@@ -9,11 +9,6 @@
 
 namespace crux::chat_template {
 
-class Renderer;
-
-using FilterFn = Value (*)(Renderer& renderer, const Value& subject, CallArgs& args);
-using TestFn = bool (*)(Renderer& renderer, const Value& subject, CallArgs& args);
-
 // The filter or test of that name; null when Jinja2 has none.
 FilterFn FindFilter(std::string_view name);
 TestFn FindTest(std::string_view name);

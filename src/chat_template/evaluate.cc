@@ -176,8 +176,12 @@ Value Renderer::EvalSlice(const Expr& expr, const FramePtr& frame) {
   }
   At(expr);
   if (subject.is_undefined()) Fail("'" + subject.undefined_hint() + "' is undefined");
-  if ((!subject.is_string() && !subject.is_sequence()) || subject.is_generator()) {
-    return Value::Undefined("slice");
+  // A slice is Python's subscript (not the sandbox's getitem): what cannot be sliced raises.
+  if (!subject.is_string() && !subject.is_indexable()) {
+    if (expr.constant_subject) return Value::Undefined("slice");
+    Fail(subject.is_mapping()
+             ? "unhashable type: 'slice'"
+             : "'" + std::string(subject.TypeName()) + "' object is not subscriptable");
   }
   std::vector<size_t> offsets;
   int64_t n = 0;
@@ -201,6 +205,11 @@ Value Renderer::EvalSlice(const Expr& expr, const FramePtr& frame) {
     }
   }
   if (subject.is_string()) return Value(std::move(text));
+  if (subject.flavor() == ListFlavor::kRange) {
+    const ListData& r = subject.list_data();
+    return Value::Range(std::move(items), r.range_start + start * r.range_step,
+                        r.range_start + stop * r.range_step, r.range_step * step);
+  }
   return subject.kind() == Value::Kind::kList ? Value::List(std::move(items))
                                               : Value::Tuple(std::move(items));
 }
@@ -254,18 +263,18 @@ Value Renderer::EvalFilter(const Expr& expr, const FramePtr& frame) {
   Value subject = Eval(*expr.children[0], frame);
   CallArgs args = EvalArgs(expr, frame);
   At(expr);
-  if (!expr.callee) Fail("no filter named '" + expr.name + "'");
+  if (!expr.filter) Fail("no filter named '" + expr.name + "'");
   Step();
-  return reinterpret_cast<FilterFn>(expr.callee)(*this, subject, args);
+  return expr.filter(*this, subject, args);
 }
 
 Value Renderer::EvalTest(const Expr& expr, const FramePtr& frame) {
   Value subject = Eval(*expr.children[0], frame);
   CallArgs args = EvalArgs(expr, frame);
   At(expr);
-  if (!expr.callee) Fail("no test named '" + expr.name + "'");
+  if (!expr.test) Fail("no test named '" + expr.name + "'");
   Step();
-  const bool result = reinterpret_cast<TestFn>(expr.callee)(*this, subject, args);
+  const bool result = expr.test(*this, subject, args);
   return Value(result != expr.negated);
 }
 
@@ -357,7 +366,7 @@ Value Renderer::GetItem(const Value& subject, const Value& key) {
     case Value::Kind::kTuple:
     case Value::Kind::kString: {
       if (key.kind() != Value::Kind::kInt && key.kind() != Value::Kind::kBool) break;
-      if (subject.is_generator()) break;
+      if (!subject.is_string() && !subject.is_indexable()) break;
       int64_t i = key.kind() == Value::Kind::kInt ? key.as_int() : key.as_bool();
       if (subject.is_string()) {
         const std::vector<size_t> offsets = python::CodePointOffsets(subject.as_string());

@@ -392,6 +392,7 @@ Value FilterInt(Renderer& r, const Value& x, CallArgs& args) {
   Value fallback = p.Get(0, "default", Value(0));
   const int64_t base = p.Int(1, "base", 10);
   p.Done();
+  if (x.is_undefined()) r.Fail("'" + x.undefined_hint() + "' is undefined");
   switch (x.kind()) {
     case Value::Kind::kInt:
       return x;
@@ -420,6 +421,7 @@ Value FilterFloat(Renderer& r, const Value& x, CallArgs& args) {
   Params p(r, args, "float");
   Value fallback = p.Get(0, "default", Value(0.0));
   p.Done();
+  if (x.is_undefined()) r.Fail("'" + x.undefined_hint() + "' is undefined");
   if (x.is_number()) return Value(x.as_number());
   if (x.is_string()) {
     if (auto f = ParseFloat(x.as_string())) return Value(*f);
@@ -540,7 +542,29 @@ Value FilterSort(Renderer& r, const Value& x, CallArgs& args) {
   Value attribute = p.Get(2, "attribute", Value::None());
   p.Done();
   std::vector<Value> items = r.Iterate(x);
-  SortBy(r, items, Keys(r, items, attribute, case_sensitive), reverse);
+  // Jinja2 sorts by a list of the comma-separated attributes: items compare element-wise,
+  // equal elements first (so equal undefined attributes never meet `<`).
+  std::vector<std::string> parts;
+  if (!attribute.is_none()) {
+    const std::string text = attribute.Str();
+    for (size_t start = 0;;) {
+      const size_t comma = text.find(',', start);
+      parts.push_back(text.substr(start, comma == std::string::npos ? comma : comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  std::vector<Value> keys;
+  for (const Value& item : items) {
+    std::vector<Value> key;
+    if (parts.empty()) key.push_back(case_sensitive ? item : IgnoreCase(item));
+    for (const std::string& part : parts) {
+      Value v = LookupPath(r, item, part);
+      key.push_back(case_sensitive ? v : IgnoreCase(v));
+    }
+    keys.push_back(Value::List(std::move(key)));
+  }
+  SortBy(r, items, keys, reverse);
   return Value::List(std::move(items));
 }
 
@@ -563,7 +587,7 @@ Value FilterUnique(Renderer& r, const Value& x, CallArgs& args) {
     seen.push_back(keys[i]);
     out.push_back(items[i]);
   }
-  return Value::List(std::move(out));
+  return Value::Generator(std::move(out));
 }
 
 Value MinOrMax(Renderer& r, const Value& x, CallArgs& args, bool max) {
@@ -619,6 +643,7 @@ Value FilterRound(Renderer& r, const Value& x, CallArgs& args) {
   if (method != "common" && method != "ceil" && method != "floor") {
     r.Fail("method must be common, ceil or floor");
   }
+  if (method == "common" && x.kind() == Value::Kind::kBool) return Value(int64_t{x.as_bool()});
   if (method == "common" && x.kind() != Value::Kind::kFloat) return x;
   const double v = x.as_number();
   if (method == "common") {
@@ -761,7 +786,18 @@ Value FilterBatch(Renderer& r, const Value& x, CallArgs& args) {
     }
     out.push_back(Value::List(std::move(row)));
   }
-  return Value::List(std::move(out));
+  return Value::Generator(std::move(out));
+}
+
+// A filter that is a generator in Jinja2: its failures surface only when the result is consumed.
+template <FilterFn Fn>
+Value Lazy(Renderer& r, const Value& x, CallArgs& args) {
+  try {
+    return Fn(r, x, args);
+  } catch (const RenderError& e) {
+    if (e.code == ErrorCode::kLimit) throw;
+    return Value::FailedGenerator(e.message);
+  }
 }
 
 const std::unordered_map<std::string_view, FilterFn>& Filters() {
@@ -782,19 +818,19 @@ const std::unordered_map<std::string_view, FilterFn>& Filters() {
       {"first", FilterFirst},
       {"last", FilterLast},
       {"list", FilterList},
-      {"items", FilterItems},
+      {"items", Lazy<FilterItems>},
       {"join", FilterJoin},
-      {"map", FilterMap},
-      {"select", FilterSelect},
-      {"reject", FilterReject},
-      {"selectattr", FilterSelectAttr},
-      {"rejectattr", FilterRejectAttr},
+      {"map", Lazy<FilterMap>},
+      {"select", Lazy<FilterSelect>},
+      {"reject", Lazy<FilterReject>},
+      {"selectattr", Lazy<FilterSelectAttr>},
+      {"rejectattr", Lazy<FilterRejectAttr>},
       {"int", FilterInt},
       {"float", FilterFloat},
       {"indent", FilterIndent},
       {"dictsort", FilterDictsort},
       {"sort", FilterSort},
-      {"unique", FilterUnique},
+      {"unique", Lazy<FilterUnique>},
       {"min", FilterMin},
       {"max", FilterMax},
       {"sum", FilterSum},
@@ -808,7 +844,7 @@ const std::unordered_map<std::string_view, FilterFn>& Filters() {
       {"forceescape", FilterForceEscape},
       {"format", FilterFormat},
       {"attr", FilterAttr},
-      {"batch", FilterBatch},
+      {"batch", Lazy<FilterBatch>},
   };
   return filters;
 }

@@ -47,6 +47,9 @@ struct RenderError : std::exception {
   bool from_raise_exception = false;
 };
 
+using FilterFn = Value (*)(Renderer& renderer, const Value& subject, CallArgs& args);
+using TestFn = bool (*)(Renderer& renderer, const Value& subject, CallArgs& args);
+
 class Function {
  public:
   virtual ~Function() = default;

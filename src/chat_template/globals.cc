@@ -374,8 +374,11 @@ Value FormatPercent(Renderer& r, const Value& format, const Value& args) {
     }
     out += PercentOne(r, f[i], spec, mapped);
   }
-  if (!mapping && next < values.size())
+  // Python skips this check when the argument has __getitem__ (a list, an undefined, …).
+  const bool subscriptable = args.is_sequence() || args.is_undefined();
+  if (!mapping && !subscriptable && next < values.size()) {
     r.Fail("not all arguments converted during string formatting");
+  }
   return Value(std::move(out));
 }
 
@@ -406,7 +409,7 @@ Value GlobalRange(Renderer& r, const Value&, CallArgs& args) {
   std::vector<Value> items;
   for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step)
     items.emplace_back(i);
-  return Value::List(std::move(items));
+  return Value::Range(std::move(items), start, stop, step);
 }
 
 std::shared_ptr<DictData> DictFromArgs(Renderer& r, CallArgs& args, const char* name) {

@@ -140,13 +140,11 @@ bool Lexer::RawBlock(size_t open) {
     const char end_sign =
         i < source_.size() && (source_[i] == '-' || source_[i] == '+') ? source_[i] : 0;
     if (end_sign) ++i;
-    if (source_.compare(i, 2, "%}") != 0) return false;
-    std::string text = source_.substr(pos_, tag - pos_);
-    if (sign == '-') {
-      while (!text.empty() && IsBlank(text.back()))
-        text.pop_back();
+    if (source_.compare(i, 2, "%}") != 0) {
+      search = tag + 2;
+      continue;
     }
-    if (!text.empty()) Push(TokenKind::kData, std::move(text), open);
+    EmitData(source_.substr(pos_, tag - pos_), open, sign, false);
     pos_ = i + 2;
     SkipAfterEnd(end_sign == '-', end_sign == '+');
     return true;
@@ -184,9 +182,12 @@ Expected<std::vector<Token>> Lexer::Run() {
       if (source_.compare(i, 3, "raw") == 0 && (j >= source_.size() || !IsNameChar(source_[j]))) {
         while (j < source_.size() && IsBlank(source_[j]))
           ++j;
-        if (j < source_.size() && (source_[j] == '-' || source_[j] == '+')) ++j;
+        const bool strip_after = j < source_.size() && source_[j] == '-';
+        if (strip_after) ++j;
         if (source_.compare(j, 2, "%}") == 0) {
+          // {% raw %} or {% raw -%}: no trim_blocks newline after it, as in Jinja2.
           pos_ = j + 2;
+          SkipAfterEnd(strip_after, true);
           if (!RawBlock(open)) return Fail(open, "missing end of raw directive");
           continue;
         }

@@ -404,7 +404,7 @@ Value DictItems(Renderer& r, const Value& self, CallArgs& args) {
   std::vector<Value> out;
   for (const auto& [k, v] : self.dict().entries)
     out.push_back(Value::Tuple({k, v}));
-  return Value::List(std::move(out));
+  return Value::Flavored(std::move(out), ListFlavor::kDictItems);
 }
 
 Value DictKeys(Renderer& r, const Value& self, CallArgs& args) {
@@ -412,7 +412,7 @@ Value DictKeys(Renderer& r, const Value& self, CallArgs& args) {
   std::vector<Value> out;
   for (const auto& entry : self.dict().entries)
     out.push_back(entry.first);
-  return Value::List(std::move(out));
+  return Value::Flavored(std::move(out), ListFlavor::kDictKeys);
 }
 
 Value DictValues(Renderer& r, const Value& self, CallArgs& args) {
@@ -420,7 +420,7 @@ Value DictValues(Renderer& r, const Value& self, CallArgs& args) {
   std::vector<Value> out;
   for (const auto& entry : self.dict().entries)
     out.push_back(entry.second);
-  return Value::List(std::move(out));
+  return Value::Flavored(std::move(out), ListFlavor::kDictValues);
 }
 
 using MethodTable = std::unordered_map<std::string_view, Method>;
@@ -500,8 +500,7 @@ bool IsUnsafe(const Value& subject, std::string_view name) {
 Value FindMethod(const Value& subject, std::string_view name) {
   const MethodTable* table = nullptr;
   if (subject.is_string()) table = &StringMethods();
-  if (subject.kind() == Value::Kind::kList || subject.kind() == Value::Kind::kTuple)
-    table = &ListMethods();
+  if (subject.is_indexable()) table = &ListMethods();
   if (subject.kind() == Value::Kind::kDict) table = &DictMethods();
   if (!table) return Value();
   if (IsUnsafe(subject, name)) {
@@ -509,8 +508,10 @@ Value FindMethod(const Value& subject, std::string_view name) {
                             std::string(subject.TypeName()) + "' object is unsafe");
   }
   auto it = table->find(name);
-  if (it == table->end() || (subject.kind() == Value::Kind::kTuple && name == "copy"))
+  if (it == table->end() || (name == "copy" && subject.flavor() != ListFlavor::kList) ||
+      (subject.kind() == Value::Kind::kTuple && name == "copy")) {
     return Value();
+  }
   return Value::Callable(std::make_shared<BuiltinFunction>(it->first, it->second, subject));
 }
 

@@ -149,7 +149,8 @@ Value BinaryOp(Renderer& renderer, std::string_view op, const Value& a, const Va
     if (IsIntLike(a) && IsIntLike(b)) return IntArithmetic(renderer, op, IntOf(a), IntOf(b));
     return FloatArithmetic(renderer, op, a.as_number(), b.as_number());
   }
-  if (op == "+" && a.kind() == b.kind() && !a.is_generator() && !b.is_generator() &&
+  if (op == "+" && a.kind() == b.kind() && a.flavor() == ListFlavor::kList &&
+      b.flavor() == ListFlavor::kList &&
       (a.is_string() || a.kind() == Value::Kind::kList || a.kind() == Value::Kind::kTuple)) {
     return Concatenate(a, b);
   }
@@ -191,7 +192,7 @@ bool Contains(Renderer& renderer, const Value& container, const Value& item) {
       return container.as_string().find(item.as_string()) != std::string::npos;
     case Value::Kind::kList:
     case Value::Kind::kTuple:
-      for (const Value& v : container.items()) {
+      for (const Value& v : renderer.Iterate(container)) {
         if (v.Equals(item)) return true;
       }
       return false;

@@ -142,7 +142,7 @@ class Parser {
   ExprPtr ParseSubscript(ExprPtr node);
   ExprPtr ParseSubscribed();
   ExprPtr ParseFilterExpr(ExprPtr node);
-  ExprPtr ParseFilter(ExprPtr node);
+  ExprPtr ParseFilter(ExprPtr node, bool after_pipe = true);
   ExprPtr ParseTest(ExprPtr node);
   void ParseCallArgs(Expr& call);
   std::string ParseDottedName();
@@ -156,6 +156,34 @@ class Parser {
   // Unknown filters and tests not (yet) known to be inside a conditional expression.
   std::vector<std::pair<std::string, Token>> unknown_;
 };
+
+// Whether `e` is made of literals alone (what Jinja2's optimizer folds).
+bool IsConstant(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::kLiteral:
+      return true;
+    case ExprKind::kList:
+    case ExprKind::kTuple:
+    case ExprKind::kDict:
+    case ExprKind::kNeg:
+    case ExprKind::kPos:
+    case ExprKind::kNot:
+    case ExprKind::kBinary:
+    case ExprKind::kAnd:
+    case ExprKind::kOr:
+    case ExprKind::kCompare:
+    case ExprKind::kGetItem:
+    case ExprKind::kGetAttr:
+    case ExprKind::kSlice:
+    case ExprKind::kTest:
+      for (const auto& child : e.children) {
+        if (child && !IsConstant(*child)) return false;
+      }
+      return true;
+    default:
+      return false;
+  }
+}
 
 bool Parser::AtEnd(std::initializer_list<std::string_view> ends) const {
   if (Peek().kind != TokenKind::kBlockBegin || Peek(1).kind != TokenKind::kName) return false;
@@ -194,6 +222,9 @@ std::vector<Stmt> Parser::ParseBody(std::initializer_list<std::string_view> ends
       if (Peek().kind != TokenKind::kVarEnd) Fail(Peek(), "expected '}}', got " + Describe(Peek()));
       Next();
       if (unknown_.size() > unknown_before) Fail(unknown_.back().second, unknown_.back().first);
+      if (s.expr->kind == ExprKind::kSlice) {
+        s.expr->constant_subject = IsConstant(*s.expr->children[0]);
+      }
       body.push_back(std::move(s));
     } else {
       Next();
@@ -427,7 +458,7 @@ Stmt Parser::ParseFilterBlock(const Token& at) {
   s.line = at.line;
   s.column = at.column;
   auto first = Make(ExprKind::kBlockValue, at);
-  s.expr = ParseFilter(std::move(first));
+  s.expr = ParseFilter(std::move(first), false);
   s.expr = ParseFilterChain(std::move(s.expr));
   ExpectBlockEnd();
   const bool saved = soft_;
@@ -809,15 +840,18 @@ std::string Parser::ParseDottedName() {
 }
 
 void Parser::CheckCallee(Expr& e, bool is_filter, const Token& at) {
-  e.callee = is_filter ? reinterpret_cast<const void*>(FindFilter(e.name))
-                       : reinterpret_cast<const void*>(FindTest(e.name));
-  if (e.callee || soft_) return;
+  if (is_filter) {
+    e.filter = FindFilter(e.name);
+  } else {
+    e.test = FindTest(e.name);
+  }
+  if (e.filter || e.test || soft_) return;
   unknown_.emplace_back(
       std::string("no ") + (is_filter ? "filter" : "test") + " named '" + e.name + "'", at);
 }
 
-ExprPtr Parser::ParseFilter(ExprPtr node) {
-  const Token at = Next();  // |
+ExprPtr Parser::ParseFilter(ExprPtr node, bool after_pipe) {
+  const Token at = after_pipe ? Next() : Peek();  // the |, or the name in {% filter %}
   auto e = Make(ExprKind::kFilter, at);
   e->name = ParseDottedName();
   e->children.push_back(std::move(node));

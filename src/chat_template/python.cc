@@ -223,7 +223,7 @@ bool JsonWriter::Write(const Value& value, int depth) {
       return true;
     case Value::Kind::kList:
     case Value::Kind::kTuple:
-      if (value.is_generator()) break;
+      if (value.flavor() != ListFlavor::kList) break;
       return WriteItems(value.items(), depth);
     case Value::Kind::kDict:
       return WriteDict(value.dict(), depth);

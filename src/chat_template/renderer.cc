@@ -151,6 +151,8 @@ std::vector<Value> Renderer::Iterate(const Value& value) const {
     case Value::Kind::kUndefined:
       return {};
     case Value::Kind::kList:
+      if (!value.list_data().deferred_error.empty()) Fail(value.list_data().deferred_error);
+      return value.items();
     case Value::Kind::kTuple:
       return value.items();
     case Value::Kind::kDict: {
@@ -222,20 +224,24 @@ Value LoopObject(const std::vector<Value>& items, size_t i) {
 
 }  // namespace
 
+// Jinja2 runs the else block unless some iteration ran its body to the end: an iteration
+// left by `continue` or `break` does not count.
 void Renderer::ExecFor(const Stmt& stmt, const FramePtr& frame) {
   const std::vector<Value> items = LoopItems(stmt, frame);
-  if (items.empty()) {
-    FrameScope scope(frame);
-    Exec(stmt.else_body, scope.frame);
-    return;
-  }
+  bool completed = false;
   for (size_t i = 0; i < items.size(); ++i) {
     Step();
     FrameScope scope(frame);
     At(stmt);
     Assign(*stmt.target, items[i], scope.frame);
     scope.frame->Set("loop", LoopObject(items, i));
-    if (Exec(stmt.body, scope.frame) == Flow::kBreak) break;
+    const Flow flow = Exec(stmt.body, scope.frame);
+    if (flow == Flow::kNormal) completed = true;
+    if (flow == Flow::kBreak) break;
+  }
+  if (!completed && !stmt.else_body.empty()) {
+    FrameScope scope(frame);
+    Exec(stmt.else_body, scope.frame);
   }
 }
 

@@ -54,7 +54,7 @@ bool TestFalse(Renderer& r, const Value& x, CallArgs& a) {
   return NoArgs(r, a, "false") && x.kind() == Value::Kind::kBool && !x.as_bool();
 }
 bool TestCallable(Renderer& r, const Value& x, CallArgs& a) {
-  return NoArgs(r, a, "callable") && x.kind() == Value::Kind::kFunction;
+  return NoArgs(r, a, "callable") && (x.kind() == Value::Kind::kFunction || x.is_undefined());
 }
 bool TestIterable(Renderer& r, const Value& x, CallArgs& a) {
   NoArgs(r, a, "iterable");
@@ -62,8 +62,7 @@ bool TestIterable(Renderer& r, const Value& x, CallArgs& a) {
 }
 bool TestSequence(Renderer& r, const Value& x, CallArgs& a) {
   NoArgs(r, a, "sequence");
-  return x.is_undefined() || x.is_string() || (x.is_sequence() && !x.is_generator()) ||
-         x.is_mapping();
+  return x.is_undefined() || x.is_string() || x.is_indexable() || x.is_mapping();
 }
 bool TestEscaped(Renderer& r, const Value&, CallArgs& a) {
   return !NoArgs(r, a, "escaped");

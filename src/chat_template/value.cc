@@ -43,30 +43,59 @@ Value Value::Undefined(std::string hint) {
 
 Value Value::List(std::vector<Value> items) {
   Value v(Kind::kList);
-  v.data_ = std::make_shared<ListData>(ListData{std::move(items)});
+  v.data_ = std::make_shared<ListData>(ListData{std::move(items), ListFlavor::kList, 0, 0, 1, {}});
   return v;
 }
 
 Value Value::Tuple(std::vector<Value> items) {
   Value v(Kind::kTuple);
-  v.data_ = std::make_shared<ListData>(ListData{std::move(items)});
+  v.data_ = std::make_shared<ListData>(ListData{std::move(items), ListFlavor::kList, 0, 0, 1, {}});
   return v;
 }
 
 Value Value::Generator(std::vector<Value> items) {
-  Value v(Kind::kList);
-  v.data_ = std::make_shared<ListData>(ListData{std::move(items), true});
+  return Flavored(std::move(items), ListFlavor::kGenerator);
+}
+
+Value Value::FailedGenerator(std::string error) {
+  Value v = Generator({});
+  std::get<std::shared_ptr<ListData>>(v.data_)->deferred_error = std::move(error);
   return v;
+}
+
+Value Value::Flavored(std::vector<Value> items, ListFlavor flavor) {
+  Value v(Kind::kList);
+  auto data = std::make_shared<ListData>();
+  data->items = std::move(items);
+  data->flavor = flavor;
+  v.data_ = std::move(data);
+  return v;
+}
+
+Value Value::Range(std::vector<Value> items, int64_t start, int64_t stop, int64_t step) {
+  Value v = Flavored(std::move(items), ListFlavor::kRange);
+  auto& data = *std::get<std::shared_ptr<ListData>>(v.data_);
+  data.range_start = start;
+  data.range_stop = stop;
+  data.range_step = step;
+  return v;
+}
+
+ListFlavor Value::flavor() const {
+  if (kind_ != Kind::kList) return ListFlavor::kList;
+  return std::get<std::shared_ptr<ListData>>(data_)->flavor;
+}
+
+bool Value::is_indexable() const {
+  const ListFlavor f = flavor();
+  return kind_ == Kind::kTuple ||
+         (kind_ == Kind::kList && (f == ListFlavor::kList || f == ListFlavor::kRange));
 }
 
 Value Value::Markup(std::string s) {
   Value v(std::move(s));
   v.markup_ = true;
   return v;
-}
-
-bool Value::is_generator() const {
-  return kind_ == Kind::kList && std::get<std::shared_ptr<ListData>>(data_)->generator;
 }
 
 Value Value::Dict(std::shared_ptr<DictData> dict) {
@@ -183,7 +212,8 @@ bool Value::Equals(const Value& other) const {
       return as_string() == other.as_string();
     case Kind::kList:
     case Kind::kTuple:
-      if (is_generator() || other.is_generator()) return identity() == other.identity();
+      if (flavor() != other.flavor()) return false;
+      if (is_generator()) return identity() == other.identity();
       return ItemsEqual(items(), other.items());
     case Kind::kDict:
       return DictEquals(dict(), other.dict());
@@ -207,7 +237,20 @@ std::string_view Value::TypeName() const {
     case Kind::kString:
       return "str";
     case Kind::kList:
-      return is_generator() ? "generator" : "list";
+      switch (flavor()) {
+        case ListFlavor::kGenerator:
+          return "generator";
+        case ListFlavor::kRange:
+          return "range";
+        case ListFlavor::kDictItems:
+          return "dict_items";
+        case ListFlavor::kDictKeys:
+          return "dict_keys";
+        case ListFlavor::kDictValues:
+          return "dict_values";
+        default:
+          return "list";
+      }
     case Kind::kTuple:
       return "tuple";
     case Kind::kDict:
@@ -227,6 +270,13 @@ void AppendItems(std::string& out, const std::vector<Value>& items) {
     if (i) out += ", ";
     out += items[i].Repr();
   }
+}
+
+std::string RangeRepr(const ListData& range) {
+  std::string out =
+      "range(" + std::to_string(range.range_start) + ", " + std::to_string(range.range_stop);
+  if (range.range_step != 1) out += ", " + std::to_string(range.range_step);
+  return out + ")";
 }
 
 void AppendDict(std::string& out, const DictData& dict) {
@@ -279,9 +329,13 @@ std::string Value::Repr() const {
       return python::StrRepr(as_string());
     case Kind::kList:
       if (is_generator()) return "<generator object>";
+      if (flavor() == ListFlavor::kRange)
+        return RangeRepr(*std::get<std::shared_ptr<ListData>>(data_));
+      if (flavor() != ListFlavor::kList) out += std::string(TypeName()) + "(";
       out += '[';
       AppendItems(out, items());
       out += ']';
+      if (flavor() != ListFlavor::kList) out += ')';
       return out;
     case Kind::kTuple:
       out += '(';
@@ -299,6 +353,8 @@ std::string Value::Repr() const {
       return out;
     case Kind::kFunction:
       return "<function " + std::string(function()->name()) + ">";
+    case Kind::kUndefined:
+      return "Undefined";
     default:
       return Str();
   }

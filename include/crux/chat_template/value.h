@@ -21,11 +21,20 @@ class Value;
 class Function;  // a callable; defined by the renderer
 
 // The items of a list or tuple.
+// What Python object a list value stands for. All iterate like a list; the others differ in
+// what Python allows: a generator (map, select, reject, … yield one) is always true and has
+// no len() or indexing; a range prints as range(…); dict views (d.items(), d.keys(),
+// d.values()) have a len() but no indexing; none of them is JSON-serialisable.
+enum class ListFlavor : uint8_t { kList, kGenerator, kRange, kDictItems, kDictKeys, kDictValues };
+
 struct ListData {
   std::vector<Value> items;
-  // A generator (what map, select, reject, … yield): always true, no len(), no indexing, not
-  // JSON-serialisable, printed as an object.
-  bool generator = false;
+  ListFlavor flavor = ListFlavor::kList;
+  int64_t range_start = 0;  // kRange: the arguments it was built from
+  int64_t range_stop = 0;
+  int64_t range_step = 1;
+  // kGenerator: the error consuming it raises (Python's generators fail lazily).
+  std::string deferred_error;
 };
 
 // The entries of a dict or namespace, in insertion order. Lookup is a linear scan: template
@@ -69,6 +78,9 @@ class Value {
   static Value List(std::vector<Value> items);
   static Value Tuple(std::vector<Value> items);
   static Value Generator(std::vector<Value> items);
+  static Value FailedGenerator(std::string error);
+  static Value Flavored(std::vector<Value> items, ListFlavor flavor);
+  static Value Range(std::vector<Value> items, int64_t start, int64_t stop, int64_t step);
   // A string marked safe (Jinja2's Markup, from `safe` and `escape`): `+` with a plain string
   // HTML-escapes the plain one.
   static Value Markup(std::string s);
@@ -87,7 +99,11 @@ class Value {
   bool is_sequence() const { return kind_ == Kind::kList || kind_ == Kind::kTuple; }
   bool is_mapping() const { return kind_ == Kind::kDict; }
   bool is_markup() const { return markup_; }
-  bool is_generator() const;
+  bool is_generator() const { return flavor() == ListFlavor::kGenerator; }
+  // kList for tuples and non-lists.
+  ListFlavor flavor() const;
+  // A list, tuple or range: what Python can index and slice.
+  bool is_indexable() const;
 
   bool as_bool() const { return std::get<bool>(data_); }
   int64_t as_int() const { return std::get<int64_t>(data_); }
@@ -100,6 +116,7 @@ class Value {
   const std::vector<Value>& items() const {
     return std::get<std::shared_ptr<ListData>>(data_)->items;
   }
+  const ListData& list_data() const { return *std::get<std::shared_ptr<ListData>>(data_); }
   const DictData& dict() const { return *std::get<std::shared_ptr<DictData>>(data_); }
   DictData& mutable_dict() const { return *std::get<std::shared_ptr<DictData>>(data_); }
   const std::shared_ptr<const Function>& function() const {
