@@ -42,6 +42,7 @@ bool CallArgs::Leftover() const {
 }
 
 Value Renderer::Eval(const Expr& expr, const FramePtr& frame) {
+  DepthGuard guard(*this);
   At(expr);
   switch (expr.kind) {
     case ExprKind::kLiteral:

@@ -97,6 +97,7 @@ Renderer::Flow Renderer::Exec(const std::vector<Stmt>& body, const FramePtr& fra
 }
 
 Renderer::Flow Renderer::ExecOne(const Stmt& stmt, const FramePtr& frame) {
+  DepthGuard guard(*this);
   Flow flow = Flow::kNormal;
   switch (stmt.kind) {
     case StmtKind::kData:

@@ -109,6 +109,21 @@ class Renderer {
   Site site_{1, 1};
   uint64_t steps_ = 0;
   int call_depth_ = 0;
+  int depth_ = 0;  // nested Eval and ExecOne calls: bounds the C++ stack
+
+  struct DepthGuard {
+    explicit DepthGuard(Renderer& r) : renderer(r) {
+      if (++renderer.depth_ > kMaxDepth) {
+        --renderer.depth_;
+        renderer.Fail("the template nests too deeply", ErrorCode::kLimit);
+      }
+    }
+    ~DepthGuard() { --renderer.depth_; }
+    DepthGuard(const DepthGuard&) = delete;
+    DepthGuard& operator=(const DepthGuard&) = delete;
+    Renderer& renderer;
+  };
+  static constexpr int kMaxDepth = 1500;
 };
 
 // Python's binary operators and comparisons over values; raise through `renderer`.
