@@ -196,77 +196,86 @@ std::string ApplySpec(Renderer& r, const Value& v, std::string_view spec_text) {
 
 }  // namespace
 
+namespace {
+
+// The value a str.format field names: {} / {0} / {name}, then .attr and [key] parts.
+Value FormatField(Renderer& r, const std::string& field, CallArgs& args, size_t& next_auto) {
+  size_t end = field.find_first_of(".[");
+  const std::string head = field.substr(0, end);
+  Value v;
+  if (head.empty() || std::isdigit(static_cast<unsigned char>(head[0]))) {
+    const size_t index = head.empty() ? next_auto++ : std::strtoul(head.c_str(), nullptr, 10);
+    if (index >= args.positional.size()) {
+      r.Fail("Replacement index " + std::to_string(index) +
+             " out of range for positional args tuple");
+    }
+    v = args.positional[index];
+  } else {
+    bool found = false;
+    for (const auto& [k, x] : args.keyword) {
+      if (k == head) {
+        v = x;
+        found = true;
+      }
+    }
+    if (!found) r.Fail("'" + head + "'");
+  }
+  while (end != std::string::npos && end < field.size()) {
+    const bool attr = field[end] == '.';
+    const size_t stop = attr ? field.find_first_of(".[", end + 1) : field.find(']', end);
+    const std::string part =
+        field.substr(end + 1, (stop == std::string::npos ? field.size() : stop) - end - 1);
+    if (attr) {
+      v = r.GetAttr(v, part);
+    } else {
+      auto index = ParseInt(part, 10);
+      v = r.GetItem(v, index ? Value(*index) : Value(part));
+    }
+    end = stop == std::string::npos ? stop : (attr ? stop : stop + 1);
+  }
+  return v;
+}
+
+// One replacement field (the text between { and }): its value, converted and formatted.
+std::string FormatReplacement(Renderer& r, std::string field, CallArgs& args, size_t& next_auto) {
+  std::string spec;
+  if (size_t colon = field.find(':'); colon != std::string::npos) {
+    spec = field.substr(colon + 1);
+    field.resize(colon);
+  }
+  char conversion = 0;
+  if (size_t bang = field.find('!'); bang != std::string::npos) {
+    conversion = bang + 1 < field.size() ? field[bang + 1] : 0;
+    field.resize(bang);
+  }
+  Value v = FormatField(r, field, args, next_auto);
+  if (conversion == 'r') v = Value(v.Repr());
+  return ApplySpec(r, v, spec);
+}
+
+}  // namespace
+
 // str.format: {} {0} {name} {name.attr} {0[key]}, !r / !s, and a format spec.
 Value FormatString(Renderer& r, const std::string& format, CallArgs& args) {
   std::string out;
   size_t next_auto = 0;
   for (size_t i = 0; i < format.size(); ++i) {
     const char c = format[i];
-    if (c == '}') {
-      if (i + 1 < format.size() && format[i + 1] == '}') {
-        out += '}';
-        ++i;
-        continue;
-      }
-      r.Fail("Single '}' encountered in format string");
+    const bool doubled = i + 1 < format.size() && format[i + 1] == c;
+    if ((c == '{' || c == '}') && doubled) {
+      out += c;
+      ++i;
+      continue;
     }
+    if (c == '}') r.Fail("Single '}' encountered in format string");
     if (c != '{') {
       out += c;
       continue;
     }
-    if (i + 1 < format.size() && format[i + 1] == '{') {
-      out += '{';
-      ++i;
-      continue;
-    }
     const size_t close = format.find('}', i);
     if (close == std::string::npos) r.Fail("Single '{' encountered in format string");
-    std::string field = format.substr(i + 1, close - i - 1);
+    out += FormatReplacement(r, format.substr(i + 1, close - i - 1), args, next_auto);
     i = close;
-    std::string spec;
-    if (size_t colon = field.find(':'); colon != std::string::npos) {
-      spec = field.substr(colon + 1);
-      field.resize(colon);
-    }
-    char conversion = 0;
-    if (size_t bang = field.find('!'); bang != std::string::npos) {
-      conversion = bang + 1 < field.size() ? field[bang + 1] : 0;
-      field.resize(bang);
-    }
-    size_t end = field.find_first_of(".[");
-    const std::string head = field.substr(0, end);
-    Value v;
-    if (head.empty() || std::isdigit(static_cast<unsigned char>(head[0]))) {
-      const size_t index = head.empty() ? next_auto++ : std::strtoul(head.c_str(), nullptr, 10);
-      if (index >= args.positional.size())
-        r.Fail("Replacement index " + std::to_string(index) +
-               " out of range for positional args tuple");
-      v = args.positional[index];
-    } else {
-      bool found = false;
-      for (const auto& [k, x] : args.keyword) {
-        if (k == head) {
-          v = x;
-          found = true;
-        }
-      }
-      if (!found) r.Fail("'" + head + "'");
-    }
-    while (end != std::string::npos && end < field.size()) {
-      const bool attr = field[end] == '.';
-      const size_t stop = attr ? field.find_first_of(".[", end + 1) : field.find(']', end);
-      const std::string part =
-          field.substr(end + 1, (stop == std::string::npos ? field.size() : stop) - end - 1);
-      if (attr) {
-        v = r.GetAttr(v, part);
-      } else {
-        auto index = ParseInt(part, 10);
-        v = r.GetItem(v, index ? Value(*index) : Value(part));
-      }
-      end = stop == std::string::npos ? stop : (attr ? stop : stop + 1);
-    }
-    if (conversion == 'r') v = Value(v.Repr());
-    out += ApplySpec(r, v, spec);
   }
   return Value(std::move(out));
 }
@@ -492,12 +501,12 @@ Value GlobalJoiner(Renderer& r, const Value&, CallArgs& args) {
 
 Value FindGlobal(std::string_view name) {
   using Fn = BuiltinFunction::Fn;
-  static const std::pair<std::string_view, Fn> kGlobals[] = {
+  static const std::pair<std::string_view, Fn> globals[] = {
       {"range", GlobalRange},           {"dict", GlobalDict},
       {"namespace", GlobalNamespace},   {"raise_exception", GlobalRaise},
       {"strftime_now", GlobalStrftime}, {"joiner", GlobalJoiner},
   };
-  for (const auto& [global, fn] : kGlobals) {
+  for (const auto& [global, fn] : globals) {
     if (global == name) {
       return Value::Callable(std::make_shared<BuiltinFunction>(global, fn));
     }

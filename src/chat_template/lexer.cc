@@ -351,10 +351,10 @@ Expected<bool> Lexer::TagToken() {
     return true;
   }
   if (c == '"' || c == '\'') return StringLiteral();
-  static const char* const kOperators[] = {"//", "**", "==", "!=", "<=", ">=", "+", "-", "/",
-                                           "*",  "%",  "~",  "[",  "]",  "(",  ")", "{", "}",
-                                           "<",  ">",  "=",  ".",  ":",  "|",  ",", ";"};
-  for (const char* op : kOperators) {
+  static const char* const operators[] = {"//", "**", "==", "!=", "<=", ">=", "+", "-", "/",
+                                          "*",  "%",  "~",  "[",  "]",  "(",  ")", "{", "}",
+                                          "<",  ">",  "=",  ".",  ":",  "|",  ",", ";"};
+  for (const char* op : operators) {
     const size_t n = std::char_traits<char>::length(op);
     if (source_.compare(pos_, n, op) != 0) continue;
     if (n == 1 && (c == '(' || c == '[' || c == '{')) brackets_.push_back(c);

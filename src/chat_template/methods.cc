@@ -483,14 +483,17 @@ const MethodTable& DictMethods() {
 }
 
 bool IsUnsafe(const Value& subject, std::string_view name) {
-  static const std::string_view kList[] = {"append", "extend",  "insert", "pop",
-                                           "remove", "reverse", "sort",   "clear"};
-  static const std::string_view kDict[] = {"pop", "popitem", "setdefault", "update", "clear"};
+  static const std::string_view list_methods[] = {"append", "extend",  "insert", "pop",
+                                                  "remove", "reverse", "sort",   "clear"};
+  static const std::string_view dict_methods[] = {"pop", "popitem", "setdefault", "update",
+                                                  "clear"};
   if (subject.kind() == Value::Kind::kList) {
-    return std::find(std::begin(kList), std::end(kList), name) != std::end(kList);
+    return std::find(std::begin(list_methods), std::end(list_methods), name) !=
+           std::end(list_methods);
   }
   if (subject.kind() == Value::Kind::kDict) {
-    return std::find(std::begin(kDict), std::end(kDict), name) != std::end(kDict);
+    return std::find(std::begin(dict_methods), std::end(dict_methods), name) !=
+           std::end(dict_methods);
   }
   return false;
 }

@@ -585,12 +585,12 @@ ExprPtr Parser::ParseCompare() {
   const Token at = Peek();
   ExprPtr first = ParseBinary(0);
   ExprPtr cmp;
-  static const std::pair<std::string_view, CompareOp> kOps[] = {
+  static const std::pair<std::string_view, CompareOp> ops[] = {
       {"==", CompareOp::kEq}, {"!=", CompareOp::kNe}, {"<", CompareOp::kLt},
       {"<=", CompareOp::kLe}, {">", CompareOp::kGt},  {">=", CompareOp::kGe}};
   while (true) {
     std::optional<CompareOp> op;
-    for (const auto& [text, value] : kOps) {
+    for (const auto& [text, value] : ops) {
       if (IsOp(text)) op = value;
     }
     if (op) {
@@ -617,14 +617,14 @@ ExprPtr Parser::ParseCompare() {
 
 // Levels 0..3: + -, ~, * / // %, **.
 ExprPtr Parser::ParseBinary(int level) {
-  static const std::vector<std::string_view> kLevels[] = {
+  static const std::vector<std::string_view> levels[] = {
       {"+", "-"}, {"~"}, {"*", "/", "//", "%"}, {"**"}};
   auto operand = [&] { return level == 3 ? ParseUnary(true) : ParseBinary(level + 1); };
   ExprPtr left = operand();
   while (true) {
     const Token& t = Peek();
     bool match = false;
-    for (std::string_view op : kLevels[level])
+    for (std::string_view op : levels[level])
       match = match || IsOp(op);
     if (!match) return left;
     auto e = Make(ExprKind::kBinary, Next());

@@ -1,0 +1,128 @@
+// Chat templates: parse time per template and render time per conversation, over llama.cpp's
+// templates (scripts/fetch-llama-cpp.sh) and the test conversations
+// (tests/fixtures/chat_template/conversations.json). Each parse and each render is timed
+// alone, --runs times; the table gives the median and p99 of those samples per template, and
+// the last line pools every render of every template.
+//
+// Usage: crux_chat_template_bench [--templates DIR] [--conversations FILE] [--runs N]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "crux/chat_template/json.h"
+#include "crux/chat_template/template.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+namespace ct = crux::chat_template;
+
+std::string ReadText(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+fs::path DefaultTemplates() {
+  if (const char* dir = std::getenv("CRUX_LLAMA_CPP_DIR"); dir && *dir) {
+    return fs::path(dir) / "models" / "templates";
+  }
+  const char* cache = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  const fs::path base = cache && *cache ? fs::path(cache) : fs::path(home ? home : ".") / ".cache";
+  return base / "crux" / "llama.cpp" / "models" / "templates";
+}
+
+double Percentile(std::vector<double> samples, double p) {
+  if (samples.empty()) return 0;
+  std::sort(samples.begin(), samples.end());
+  const size_t i =
+      std::min(samples.size() - 1, static_cast<size_t>(p * (samples.size() - 1) + 0.5));
+  return samples[i];
+}
+
+double MicrosSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+}
+
+struct Flags {
+  fs::path templates = DefaultTemplates();
+  fs::path conversations = CRUX_SOURCE_DIR "/tests/fixtures/chat_template/conversations.json";
+  int runs = 200;
+};
+
+Flags ParseFlags(int argc, char** argv) {
+  Flags flags;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--templates") flags.templates = argv[i + 1];
+    if (flag == "--conversations") flags.conversations = argv[i + 1];
+    if (flag == "--runs") flags.runs = std::max(1, std::atoi(argv[i + 1]));
+  }
+  return flags;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Flags flags = ParseFlags(argc, argv);
+  std::vector<fs::path> paths;
+  if (fs::is_directory(flags.templates)) {
+    for (const auto& entry : fs::directory_iterator(flags.templates)) {
+      if (entry.path().extension() == ".jinja") paths.push_back(entry.path());
+    }
+  }
+  std::sort(paths.begin(), paths.end());
+  if (paths.empty()) {
+    std::fprintf(stderr, "no templates in %s (run scripts/fetch-llama-cpp.sh)\n",
+                 flags.templates.c_str());
+    return 2;
+  }
+  const auto fixture = nlohmann::ordered_json::parse(ReadText(flags.conversations));
+  std::vector<ct::Value> contexts;
+  for (const auto& c : fixture["conversations"])
+    contexts.push_back(ct::FromJson(c["context"]));
+  std::printf(
+      "| template | bytes | parse p50 us | parse p99 us | render p50 us | render p99 us |\n");
+  std::printf("|---|---|---|---|---|---|\n");
+  std::vector<double> all_parse;
+  std::vector<double> all_render;
+  for (const auto& path : paths) {
+    const std::string source = ReadText(path);
+    std::vector<double> parse;
+    std::shared_ptr<const ct::Template> parsed;
+    for (int run = 0; run < flags.runs; ++run) {
+      const auto start = Clock::now();
+      auto t = ct::Template::Parse(source);
+      parse.push_back(MicrosSince(start));
+      if (t.ok()) parsed = *t;
+    }
+    std::vector<double> render;
+    for (int run = 0; parsed && run < flags.runs; ++run) {
+      for (const ct::Value& context : contexts) {
+        const auto start = Clock::now();
+        auto text = parsed->Render(context);
+        render.push_back(MicrosSince(start));
+      }
+    }
+    all_parse.insert(all_parse.end(), parse.begin(), parse.end());
+    all_render.insert(all_render.end(), render.begin(), render.end());
+    std::printf("| %s | %zu | %.1f | %.1f | %.1f | %.1f |\n", path.filename().c_str(),
+                source.size(), Percentile(parse, 0.5), Percentile(parse, 0.99),
+                Percentile(render, 0.5), Percentile(render, 0.99));
+  }
+  std::printf("| all %zu templates x %zu conversations | | %.1f | %.1f | %.1f | %.1f |\n",
+              paths.size(), contexts.size(), Percentile(all_parse, 0.5),
+              Percentile(all_parse, 0.99), Percentile(all_render, 0.5),
+              Percentile(all_render, 0.99));
+  return 0;
+}
