@@ -7,9 +7,10 @@ packages=(
   cmake ninja-build g++ clang libclang-rt-14-dev clang-format clang-tidy ccache pkg-config
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libboost1.81-dev
-  chromium
+  chromium python3-jinja2
 )
 
+# python3-jinja2 is the reference renderer the chat-template tests compare crux against.
 # Chromium runs the browser end-to-end tests (web pages against a local crux).
 # Node.js and npm run the end-to-end tests; the machine's own Node 20 is used when present.
 command -v node >/dev/null 2>&1 || packages+=(nodejs)
