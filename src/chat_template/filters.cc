@@ -270,7 +270,6 @@ Value FilterFirst(Renderer& r, const Value& x, CallArgs& args) {
 
 Value FilterLast(Renderer& r, const Value& x, CallArgs& args) {
   Params(r, args, "last").Done();
-  if (x.is_undefined()) r.Fail("'" + x.undefined_hint() + "' is undefined");
   if (x.is_generator()) r.Fail("'generator' object is not reversible");
   std::vector<Value> items = r.Iterate(x);
   if (items.empty()) return Value::Undefined("no last item, sequence was empty");

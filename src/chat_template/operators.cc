@@ -155,8 +155,11 @@ Value BinaryOp(Renderer& renderer, std::string_view op, const Value& a, const Va
     return Concatenate(a, b);
   }
   if (op == "*") {
-    if ((a.is_string() || a.is_sequence()) && IsIntLike(b)) return Repeat(renderer, a, IntOf(b));
-    if ((b.is_string() || b.is_sequence()) && IsIntLike(a)) return Repeat(renderer, b, IntOf(a));
+    auto repeatable = [](const Value& v) {
+      return v.is_string() || (v.is_sequence() && v.flavor() == ListFlavor::kList);
+    };
+    if (repeatable(a) && IsIntLike(b)) return Repeat(renderer, a, IntOf(b));
+    if (repeatable(b) && IsIntLike(a)) return Repeat(renderer, b, IntOf(a));
   }
   if (op == "%" && a.is_string()) return FormatPercent(renderer, a, b);
   Unsupported(renderer, op, a, b);
@@ -168,7 +171,8 @@ bool LessThan(Renderer& renderer, const Value& a, const Value& b) {
     return a.as_number() < b.as_number();
   }
   if (a.is_string() && b.is_string()) return a.as_string() < b.as_string();
-  if (a.is_sequence() && a.kind() == b.kind()) {
+  if (a.is_sequence() && a.kind() == b.kind() && a.flavor() == ListFlavor::kList &&
+      b.flavor() == ListFlavor::kList) {
     const auto& x = a.items();
     const auto& y = b.items();
     for (size_t i = 0; i < x.size() && i < y.size(); ++i) {

@@ -326,6 +326,7 @@ std::string Value::Repr() const {
   std::string out;
   switch (kind_) {
     case Kind::kString:
+      if (markup_) return "Markup(" + python::StrRepr(as_string()) + ")";
       return python::StrRepr(as_string());
     case Kind::kList:
       if (is_generator()) return "<generator object>";

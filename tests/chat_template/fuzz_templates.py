@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import render_reference  # noqa: E402
 
 WORDS = ["a", "b", "user", "assistant", "tool", " x ", "Hello, world", "", "  pad  ",
-         "line\nbreak", "tab\there", "quote's", 'dq"x', "é ü 世界", "<tag>&", "a,b,c", "UPPER",
+         "line\nbreak", "tab\there", "quote's", 'dq"x', "世界 ok", "<tag>&", "a,b,c", "UPPER",
          "MiXeD case", "123", "4.5", "  42  ", "true", "-7"]
 KEYS = ["role", "content", "name", "k", "x", "items", "id", "type"]
 
@@ -222,16 +222,23 @@ class Gen:
             self.locals.append("cap")
             return self.tag("set cap" + self.pick(["", " | upper", " | trim"])) + self.block(d) + self.tag("endset")
         if k == 8:
-            args = self.pick(["", "p", "p, q=2", "p='dp'"])
+            args = self.pick(["", "p", "p, q=2", "p='dp'", "p, q=2"])
             body = self.block(d) + "{{ p }}{{ q }}"
-            call = self.pick(["mac(1)", "mac('z', q=3)", "mac()", "mac(1, 2, 3)", "mac(q=none)"])
+            if r.random() < 0.8:
+                n = args.count(",") + (1 if args else 0)
+                call = "mac(%s)" % ", ".join(self.atom(2) for _ in range(r.randint(0, n)))
+            else:
+                call = self.pick(["mac('z', q=3)", "mac(1, 2, 3)", "mac(q=none)"])
             return self.tag("macro mac(%s)" % args) + body + self.tag("endmacro") + "{{ " + call + " }}"
         if k == 9:
             return (self.tag("macro wrap(w)") + "[{{ caller() }}|{{ w }}]" + self.tag("endmacro") +
                     self.tag("call wrap(%s)" % self.expr(2)) + self.block(d) + self.tag("endcall"))
         if k == 10:
             return self.tag("filter " + self.pick(["upper", "trim", "replace('a', 'b')", "lower|trim"])) + self.block(d) + self.tag("endfilter")
-        raw = self.pick(["{% raw %}", "{%- raw %}", "{% raw -%}", "{%+ raw %}", "{% raw +%}"])
+        if r.random() < 0.7:
+            return self.text() + self.output()
+        raw = self.pick(["{% raw %}", "{%- raw %}", "{% raw -%}", "{%+ raw %}", "{% raw %}",
+                         "{% raw +%}"])
         return raw + self.pick(["{{ x }}", " {% if %}\n", "plain  "]) + self.tag("endraw")
 
     def template(self):
