@@ -12,6 +12,7 @@
 #include <string>
 
 #include "crux/chat_template/json.h"
+#include "crux/chat_template/messages.h"
 #include "crux/chat_template/template.h"
 #include "crux/commands.h"
 
@@ -24,8 +25,33 @@ struct TemplateFlags {
   std::string template_file;
   std::string input_file;
   std::string kwargs;
+  std::string from;
   bool add_generation_prompt = false;
 };
+
+// --from: the input is a request body of that protocol; its conversation is normalised into
+// `messages` and `tools` (include/crux/chat_template/messages.h).
+bool NormalizeInput(const std::string& from, Json& context, std::string& error) {
+  using chat_template::InputFormat;
+  InputFormat format = InputFormat::kOpenAiChat;
+  if (from == "anthropic") {
+    format = InputFormat::kAnthropic;
+  } else if (from == "responses") {
+    format = InputFormat::kResponses;
+  } else if (from != "openai_chat") {
+    error = "--from: unknown format '" + from + "'; available: openai_chat, anthropic, responses";
+    return false;
+  }
+  auto conversation = chat_template::NormalizeConversation(format, context);
+  if (!conversation.ok()) {
+    error = "--input: " + conversation.error().message();
+    return false;
+  }
+  Json normalised = {{"messages", conversation->messages}};
+  if (!conversation->tools.empty()) normalised["tools"] = conversation->tools;
+  context = std::move(normalised);
+  return true;
+}
 
 int Fail(const std::string& message) {
   std::cerr << "crux template: " << message << "\n";
@@ -47,6 +73,8 @@ int RunRender(const TemplateFlags& flags) {
   if (!ReadText(flags.input_file, input)) return Fail("cannot read --input " + flags.input_file);
   Json context = Json::parse(input, nullptr, false);
   if (!context.is_object()) return Fail("--input " + flags.input_file + ": not a JSON object");
+  std::string error;
+  if (!flags.from.empty() && !NormalizeInput(flags.from, context, error)) return Fail(error);
   if (!flags.kwargs.empty()) {
     Json kwargs = Json::parse(flags.kwargs, nullptr, false);
     if (!kwargs.is_object()) return Fail("--kwargs: not a JSON object");
@@ -78,6 +106,9 @@ void AddTemplateCommand(CLI::App& app, std::function<int()>& run) {
       "messages, tools, add_generation_prompt, bos_token, eos_token, enable_thinking, ...");
   render->add_option("--template", flags->template_file, "the template (.jinja)")->required();
   render->add_option("--input", flags->input_file, "the context (a JSON object)")->required();
+  render->add_option("--from", flags->from,
+                     "the input is a request body of this API (openai_chat, anthropic, "
+                     "responses): its conversation and tools become messages and tools");
   render->add_flag("--add-generation-prompt", flags->add_generation_prompt,
                    "set add_generation_prompt to true");
   render->add_option("--kwargs", flags->kwargs,

@@ -68,3 +68,23 @@ execute_process(COMMAND "${CRUX}" template render --template "${WORK}/t.jinja" -
 if(NOT rc EQUAL 2)
   message(FATAL_ERROR "an --input that is not an object: exit ${rc}, stderr: ${err}")
 endif()
+
+# --from anthropic: a Messages request body, normalised before rendering.
+file(WRITE "${WORK}/anthropic.json" [=[
+{"system": "Be brief.", "messages": [
+  {"role": "user", "content": [{"type": "text", "text": "Hi é"}]},
+  {"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": "f", "input": {"b": 1, "a": "<x>"}}]}],
+ "eos_token": "ignored"}
+]=])
+execute_process(COMMAND "${CRUX}" template render --template "${WORK}/t.jinja" --input "${WORK}/anthropic.json"
+                        --from anthropic --kwargs "{\"eos_token\": \"</s>\"}"
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+set(expected "[Be brief.]\n<user>Hi é</s>\n<call>{\"b\": 1, \"a\": \"<x>\"}</call>")
+if(NOT rc EQUAL 0 OR NOT out STREQUAL expected)
+  message(FATAL_ERROR "--from anthropic: exit ${rc}, printed:\n${out}\nexpected:\n${expected}\n${err}")
+endif()
+execute_process(COMMAND "${CRUX}" template render --template "${WORK}/t.jinja" --input "${WORK}/anthropic.json"
+                        --from nope ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "available: openai_chat, anthropic, responses")
+  message(FATAL_ERROR "--from nope: exit ${rc}, stderr: ${err}")
+endif()
