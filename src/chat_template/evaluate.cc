@@ -166,6 +166,9 @@ void SliceIndices(Renderer& renderer, const Value* bounds[3], int64_t n, int64_t
 }  // namespace
 
 Value Renderer::EvalSlice(const Expr& expr, const FramePtr& frame) {
+  // A slice among several subscripts (`x[1:2, 0]`) has no subject of its own: Python's index
+  // is then a tuple holding a slice object, which nothing here can be indexed by.
+  if (!expr.children[0]) return Value::Undefined("slice");
   Value subject = Eval(*expr.children[0], frame);
   Value parts[3];
   const Value* bounds[3] = {nullptr, nullptr, nullptr};
