@@ -2,10 +2,13 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <string>
 
+#include "crux/chat_template/template.h"
 #include "crux/commands.h"
 #include "crux/engine/mock_engine.h"
 #include "crux/parse/reasoning/registry.h"
@@ -26,6 +29,7 @@ struct ServeFlags {
   std::string tool_parser;
   bool enable_auto_tool_choice = false;
   bool no_tool_call_promotion = false;
+  std::string chat_template_file;
   int default_thinking_budget = 0;
   size_t response_store_bytes = 64u << 20;
   double response_store_ttl_s = 86400;
@@ -75,6 +79,17 @@ int RunServe(ServeFlags& flags) {
   flags.server.pipeline.reasoning_parser = flags.reasoning_parser;
   flags.server.pipeline.tool_parser = flags.tool_parser;
   flags.server.pipeline.tool_call_promotion = !flags.no_tool_call_promotion;
+  if (!flags.chat_template_file.empty()) {
+    std::ifstream in(flags.chat_template_file, std::ios::binary);
+    const std::string source((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+    if (!in) return Fail("cannot read --chat-template " + flags.chat_template_file);
+    auto parsed = chat_template::Template::Parse(source);
+    if (!parsed.ok()) {
+      return Fail("--chat-template " + flags.chat_template_file + ": " + parsed.error().message());
+    }
+    flags.server.pipeline.chat_template = *parsed;
+  }
   if (flags.default_thinking_budget > 0) {
     flags.server.pipeline.default_thinking_budget = flags.default_thinking_budget;
   }
@@ -129,6 +144,9 @@ void AddEndpointOptions(CLI::App* cmd, ServeFlags& flags) {
   cmd->add_flag("--enable-auto-tool-choice", flags.enable_auto_tool_choice,
                 "Accepted for vLLM compatibility: tool calls are parsed whenever a request "
                 "declares tools; requires --tool-call-parser");
+  cmd->add_option("--chat-template", flags.chat_template_file,
+                  "Render prompts with this Jinja chat template (docs/chat-templates.md) in "
+                  "place of the model's; a template error is the request's 400");
   cmd->add_flag("--no-tool-call-promotion", flags.no_tool_call_promotion,
                 "Leave tool calls that a model writes inside its reasoning in the reasoning "
                 "(default: a closed call block there is handed to the tool parser, for the "

@@ -80,7 +80,13 @@ Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
   p->engine_ = &engine;
   p->store_ = config.response_store;
   p->request_ = request;
-  p->generate_.prompt = RenderPrompt(request);
+  if (config.chat_template) {
+    auto prompt = RenderChatTemplate(*config.chat_template, request);
+    if (!prompt.ok()) return prompt.error();
+    p->generate_.prompt = std::move(*prompt);
+  } else {
+    p->generate_.prompt = RenderPrompt(request);
+  }
   p->meta_ = meta;
   p->meta_.prompt_tokens = engine.CountTokens(request.model, p->generate_.prompt);
   p->generate_.model = request.model;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "crux/base/error.h"
+#include "crux/chat_template/template.h"
 #include "crux/engine/engine.h"
 #include "crux/parse/events.h"
 #include "crux/parse/output_parser.h"
@@ -32,12 +33,22 @@ struct PipelineConfig {
   // Closed tool-call blocks inside reasoning go to the tool parser (--no-tool-call-promotion
   // turns it off); only families whose registry row lists blocks promote.
   bool tool_call_promotion = true;
+  // The model's chat template (--chat-template); null: the ChatML rendering of RenderPrompt.
+  std::shared_ptr<const chat_template::Template> chat_template = nullptr;
 };
 
 // Renders the canonical request into prompt text. A plain ChatML rendering (system, user,
 // assistant turns with tool calls, tool results; the tools' JSON in the system turn), used
 // until a model's own chat template is available.
 std::string RenderPrompt(const protocol::ChatRequest& request);
+
+// Renders the canonical request with a chat template, as Hugging Face's apply_chat_template
+// does: messages (tool calls with arguments as objects, tool results, reasoning_content),
+// tools, add_generation_prompt = true, bos_token and eos_token ("" unless the request's
+// chat_template_kwargs give them), enable_thinking when the request sets it, and the request's
+// chat_template_kwargs. A template error (raise_exception included) is kInvalidArgument.
+Expected<std::string> RenderChatTemplate(const chat_template::Template& chat_template,
+                                         const protocol::ChatRequest& request);
 
 class RequestPipeline {
  public:
