@@ -1,6 +1,6 @@
 // Chat templates: parse time per template and render time per conversation, over llama.cpp's
 // templates (scripts/fetch-llama-cpp.sh) and the test conversations
-// (tests/fixtures/chat_template/conversations.json). Each parse and each render is timed
+// (tests/chat_template/conversations.json). Each parse and each render is timed
 // alone, --runs times; the table gives the median and p99 of those samples per template, and
 // the last line pools every render of every template.
 //
@@ -56,7 +56,7 @@ double MicrosSince(Clock::time_point start) {
 
 struct Flags {
   fs::path templates = DefaultTemplates();
-  fs::path conversations = CRUX_SOURCE_DIR "/tests/fixtures/chat_template/conversations.json";
+  fs::path conversations = CRUX_SOURCE_DIR "/tests/chat_template/conversations.json";
   int runs = 200;
 };
 

@@ -117,9 +117,7 @@ Value Renderer::EvalContainer(const Expr& expr, const FramePtr& frame) {
     auto dict = std::make_shared<DictData>();
     for (size_t i = 0; i + 1 < expr.children.size(); i += 2) {
       Value key = Eval(*expr.children[i], frame);
-      if (key.kind() == Value::Kind::kList || key.kind() == Value::Kind::kDict) {
-        Fail("unhashable type: '" + std::string(key.TypeName()) + "'");
-      }
+      RequireHashable(key);
       dict->Set(std::move(key), Eval(*expr.children[i + 1], frame));
     }
     return Value::Dict(std::move(dict));

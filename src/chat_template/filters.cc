@@ -577,9 +577,7 @@ Value FilterUnique(Renderer& r, const Value& x, CallArgs& args) {
   std::vector<Value> out;
   std::vector<Value> seen;
   for (size_t i = 0; i < items.size(); ++i) {
-    if (keys[i].kind() == Value::Kind::kList || keys[i].kind() == Value::Kind::kDict) {
-      r.Fail("unhashable type: '" + std::string(keys[i].TypeName()) + "'");
-    }
+    r.RequireHashable(keys[i]);
     if (std::any_of(seen.begin(), seen.end(), [&](const Value& s) { return s.Equals(keys[i]); })) {
       continue;
     }
@@ -665,6 +663,8 @@ Value FilterReverse(Renderer& r, const Value& x, CallArgs& args) {
   Params(r, args, "reverse").Done();
   std::vector<Value> items = r.Iterate(x);
   std::reverse(items.begin(), items.end());
+  // reversed() where Python can (an iterator), else list(value) reversed: a generator gives a list.
+  if (x.is_generator()) return Value::List(std::move(items));
   if (!x.is_string()) return Value::Generator(std::move(items));
   std::string out;
   for (const Value& c : items)

@@ -384,7 +384,7 @@ Value FormatPercent(Renderer& r, const Value& format, const Value& args) {
     out += PercentOne(r, f[i], spec, mapped);
   }
   // Python skips this check when the argument has __getitem__ (a list, an undefined, …).
-  const bool subscriptable = args.is_sequence() || args.is_undefined();
+  const bool subscriptable = args.kind() == Value::Kind::kList || args.is_undefined();
   if (!mapping && !subscriptable && next < values.size()) {
     r.Fail("not all arguments converted during string formatting");
   }

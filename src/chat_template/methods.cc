@@ -392,9 +392,7 @@ Value DictGet(Renderer& r, const Value& self, CallArgs& args) {
   Value key = p.Required(0, "key");
   Value fallback = p.Get(1, "default", Value::None());
   p.Done();
-  if (key.kind() == Value::Kind::kList || key.kind() == Value::Kind::kDict) {
-    r.Fail("unhashable type: '" + std::string(key.TypeName()) + "'");
-  }
+  r.RequireHashable(key);
   const Value* v = self.dict().Find(key);
   return v ? *v : fallback;
 }

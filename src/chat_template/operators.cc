@@ -201,9 +201,7 @@ bool Contains(Renderer& renderer, const Value& container, const Value& item) {
       }
       return false;
     case Value::Kind::kDict:
-      if (item.kind() == Value::Kind::kList || item.kind() == Value::Kind::kDict) {
-        renderer.Fail("unhashable type: '" + std::string(item.TypeName()) + "'");
-      }
+      renderer.RequireHashable(item);
       return container.dict().Find(item) != nullptr;
     case Value::Kind::kUndefined:
       return false;

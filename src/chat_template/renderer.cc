@@ -57,6 +57,19 @@ void Renderer::Step() {
   }
 }
 
+void Renderer::RequireHashable(const Value& value) const {
+  const ListFlavor flavor = value.flavor();
+  const bool unhashable = value.kind() == Value::Kind::kDict ||
+                          (value.kind() == Value::Kind::kList &&
+                           (flavor == ListFlavor::kList || flavor == ListFlavor::kDictKeys ||
+                            flavor == ListFlavor::kDictItems));
+  if (unhashable) Fail("unhashable type: '" + std::string(value.TypeName()) + "'");
+  if (value.kind() == Value::Kind::kTuple) {
+    for (const Value& item : value.items())
+      RequireHashable(item);
+  }
+}
+
 int64_t Renderer::NowSeconds() const {
   if (options_.now_seconds) return options_.now_seconds();
   return std::chrono::duration_cast<std::chrono::seconds>(

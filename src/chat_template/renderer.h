@@ -64,6 +64,9 @@ class Renderer {
   // is empty; anything else raises.
   std::vector<Value> Iterate(const Value& value) const;
   int64_t NowSeconds() const;
+  // Raises Python's TypeError for a value that cannot be a dict key or set member (lists,
+  // dicts, dict key and item views, tuples holding one).
+  void RequireHashable(const Value& value) const;
   const RenderOptions& options() const { return options_; }
   Value CallMacro(const Stmt& stmt, const FramePtr& closure, std::string_view name, CallArgs& args);
 

@@ -1,5 +1,5 @@
 // Every chat template of llama.cpp's tree, rendered over the conversations of
-// tests/fixtures/chat_template/conversations.json (plain chat, system prompt, tools offered, one
+// tests/chat_template/conversations.json (plain chat, system prompt, tools offered, one
 // and several tool calls, tool results over several turns, reasoning content, enable_thinking
 // on and off, generation prompt on and off), must equal Python Jinja2's rendering byte for
 // byte; where Jinja2 raises, crux must raise too.
@@ -33,7 +33,7 @@ TEST(LlamaCppTemplates, RenderAsJinja2Does) {
   if (paths.empty()) GTEST_SKIP() << constrain::test_data::kNoLlamaCpp;
   if (!test_reference::HasJinja2()) GTEST_SKIP() << "python3 with jinja2 not found";
   const Json fixture = Json::parse(test_reference::ReadText(
-      test_reference::TestsDir() / "fixtures" / "chat_template" / "conversations.json"));
+      test_reference::TestsDir() / "chat_template" / "conversations.json"));
   Json request = {{"templates", Json::array()}, {"contexts", Json::array()}};
   std::vector<std::string> sources;
   for (const auto& path : paths) {
