@@ -183,7 +183,7 @@ Value Renderer::EvalSlice(const Expr& expr, const FramePtr& frame) {
     if (expr.constant_subject) return Value::Undefined("slice");
     Fail(subject.is_mapping()
              ? "unhashable type: 'slice'"
-             : "'" + std::string(subject.TypeName()) + "' object is not subscriptable");
+             : std::string("'").append(subject.TypeName()).append("' object is not subscriptable"));
   }
   std::vector<size_t> offsets;
   int64_t n = 0;
@@ -234,7 +234,7 @@ CallArgs Renderer::EvalArgs(const Expr& expr, const FramePtr& frame) {
 Value Renderer::CallValue(const Value& callee, CallArgs& args) {
   if (callee.kind() != Value::Kind::kFunction) {
     if (callee.is_undefined()) Fail("'" + callee.undefined_hint() + "' is undefined");
-    Fail("'" + std::string(callee.TypeName()) + "' object is not callable");
+    Fail(std::string("'").append(callee.TypeName()).append("' object is not callable"));
   }
   Step();
   return callee.function()->Call(*this, args);

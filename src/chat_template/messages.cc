@@ -30,7 +30,8 @@ Expected<Json> ContentText(const Json& content, const std::string& field) {
   for (size_t i = 0; i < content.size(); ++i) {
     const Json& part = content[i];
     if (part.is_string()) {
-      text += (any ? "\n" : "") + part.get<std::string>();
+      if (any) text += '\n';
+      text += part.get<std::string>();
       any = true;
       continue;
     }
@@ -40,7 +41,8 @@ Expected<Json> ContentText(const Json& content, const std::string& field) {
         part.contains("text")) {
       if (!part["text"].is_string())
         return Bad(field + "[" + std::to_string(i) + "].text", "must be a string");
-      text += (any ? "\n" : "") + part["text"].get<std::string>();
+      if (any) text += '\n';
+      text += part["text"].get<std::string>();
       any = true;
     }
   }
@@ -231,7 +233,8 @@ std::string ReasoningText(const Json& item) {
     if (!item.contains(key) || !item[key].is_array()) continue;
     for (const Json& part : item[key]) {
       if (part.is_object() && part.contains("text") && part["text"].is_string()) {
-        text += (text.empty() ? "" : "\n") + part["text"].get<std::string>();
+        if (!text.empty()) text += '\n';
+        text += part["text"].get<std::string>();
       }
     }
     if (!text.empty()) break;
@@ -296,7 +299,9 @@ Expected<Conversation> FromResponses(const Json& request) {
   } else if (input.is_array()) {
     std::string pending_reasoning;
     for (size_t i = 0; i < input.size(); ++i) {
-      auto ok = ResponsesItem(input[i], c, pending_reasoning, "input[" + std::to_string(i) + "]");
+      std::string where = "input[";
+      where.append(std::to_string(i)).append("]");
+      auto ok = ResponsesItem(input[i], c, pending_reasoning, where);
       if (!ok.ok()) return ok.error();
     }
   } else {

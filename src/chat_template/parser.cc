@@ -835,7 +835,8 @@ ExprPtr Parser::ParseFilterExpr(ExprPtr node) {
 std::string Parser::ParseDottedName() {
   std::string name = ExpectName();
   while (SkipOp("."))
-    name += "." + ExpectName();
+    name += '.';
+  name += ExpectName();
   return name;
 }
 

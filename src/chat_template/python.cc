@@ -25,7 +25,7 @@ std::string FormatDigits(bool negative, const std::string& digits, int decpt) {
     return out;
   }
   out += digits[0];
-  if (n > 1) out += "." + digits.substr(1);
+  if (n > 1) out.append(".").append(digits, 1, std::string::npos);
   const int exponent = decpt - 1;
   char buffer[16];
   std::snprintf(buffer, sizeof buffer, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
