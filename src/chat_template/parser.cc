@@ -834,9 +834,10 @@ ExprPtr Parser::ParseFilterExpr(ExprPtr node) {
 
 std::string Parser::ParseDottedName() {
   std::string name = ExpectName();
-  while (SkipOp("."))
+  while (SkipOp(".")) {
     name += '.';
-  name += ExpectName();
+    name += ExpectName();
+  }
   return name;
 }
 
