@@ -171,7 +171,9 @@ struct Matcher::State {
   void CheckedClosings(const grammar::Thread& thread, std::span<uint32_t> mask,
                        const grammar::StringClass* cls = nullptr);
   bool QuoteFromClass(const ThreadSet& start, std::span<uint32_t> mask);
-  ThreadSet after_quote;  // the state after an opening quote, for QuoteFromClass
+  bool NumberStartFromClass(const ThreadSet& start, std::span<uint32_t> mask);
+  ThreadSet number_start;  // the state after a first digit, for NumberStartFromClass
+  ThreadSet after_quote;   // the state after an opening quote, for QuoteFromClass
   grammar::Thread quote_thread;
   void FastKey(const grammar::Thread& thread, std::span<uint32_t> mask);
   void ListDeclaredKeyTokens(const grammar::Thread& thread);
@@ -512,6 +514,10 @@ void Matcher::State::WalkVocabulary(const ThreadSet& start, std::span<uint32_t> 
   grammar::ByteSet skipped;
   if (run != kWalkWhitespace) skipped.words[0] = kWhitespaceBits;
   if (QuoteFromClass(start, mask)) skipped.Set('"');
+  if (NumberStartFromClass(start, mask)) {
+    skipped.Set('-');
+    skipped.SetRange('0', '9');
+  }
   WalkRange(trie, start, 0, trie.size(), 0, on_value, skipped);
   if (run == kWalkWhitespace || run == 0) return;
   const grammar::WhitespaceClass& blanks = grammar.index->whitespace;
@@ -524,6 +530,66 @@ void Matcher::State::WalkVocabulary(const ThreadSet& start, std::span<uint32_t> 
       if (length <= run) on_value(token);
     }
   });
+}
+
+namespace {
+// True when no bound can refuse a number of this sign however it goes on: then the number's
+// tokens are decided by its lexer alone.
+bool BoundsIrrelevant(const grammar::NumberSpec& spec, bool negative) {
+  if (!spec.points.empty()) return false;
+  auto below = [](const grammar::NumberBound& bound, int sign) {
+    // The bound lets every value of this sign through: for `low` on the positive side, bound
+    // < 0 or = 0 inclusive; for `high` on the negative side, bound > 0 or = 0 inclusive.
+    if (!bound.present) return true;
+    const double value =
+        bound.value.is_integer ? static_cast<double>(bound.value.integer) : bound.value.value;
+    return value * sign < 0 || (value == 0 && !bound.exclusive);
+  };
+  return negative ? !spec.low.present && below(spec.high, -1)
+                  : !spec.high.present && below(spec.low, 1);
+}
+}  // namespace
+
+// The tokens that begin a number, when a number starts in every thread that takes a digit,
+// the same alternatives take '-', '0' and '1', and no bound can refuse any of them: the
+// number class of the start phase, with the tokens that end the number walked from the state
+// after it. False (nothing done) when those subtrees must be walked.
+bool Matcher::State::NumberStartFromClass(const ThreadSet& start, std::span<uint32_t> mask) {
+  if (!runtime.Step(start, '1', number_start)) return false;
+  for (const int byte : {'-', '0'}) {
+    if (!runtime.Step(start, byte, post) || post.size() != number_start.size()) return false;
+  }
+  for (size_t i = 0; i < number_start.size(); ++i) {
+    const grammar::Frame& top = number_start.top(i);
+    if (top.kind != FrameKind::kNumber) return false;
+    const grammar::NumberSpec& spec = grammar.specs.values[top.spec].number;
+    if (!BoundsIrrelevant(spec, false) || !BoundsIrrelevant(spec, true)) return false;
+  }
+  for (size_t i = 0; i < number_start.size(); ++i) {
+    number_start.Load(i, grammar.specs.seen_words, thread);
+    grammar::Frame& top = thread.frames.back();
+    const grammar::NumberSpec& spec = grammar.specs.values[top.spec].number;
+    const uint32_t spec_id = top.spec;
+    top = grammar::Frame{};  // the number as pushed, before its first byte
+    top.kind = FrameKind::kNumber;
+    top.spec = spec_id;
+    top.phase = grammar::kNumStart;
+    const grammar::NumberVariant variant = !spec.integer_only ? grammar::kNumberAny
+                                           : spec.zero_fraction_ok
+                                               ? grammar::kNumberIntegerZeroFraction
+                                               : grammar::kNumberInteger;
+    const grammar::NumberClass& cls =
+        grammar.index->number_classes[variant * grammar::kNumberPhases + grammar::kNumStart];
+    OrInto(mask, cls.inside);
+    runtime.PopValue(thread);
+    post.Clear();
+    post.Append(thread, grammar.specs.seen_words);
+    Walk(cls.rests, post, [&](uint32_t group) {
+      for (uint32_t token : cls.members[group])
+        SetBit(mask, token);
+    });
+  }
+  return true;
 }
 
 // The tokens that begin with a quote, when the quote opens a string in every thread and the
@@ -891,24 +957,6 @@ void Matcher::State::DecideDeclaredKeyTokens(const grammar::Thread& t, std::span
     }
   }
 }
-
-namespace {
-// True when no bound can refuse a number of this sign however it goes on: then the number's
-// tokens are decided by its lexer alone.
-bool BoundsIrrelevant(const grammar::NumberSpec& spec, bool negative) {
-  if (!spec.points.empty()) return false;
-  auto below = [](const grammar::NumberBound& bound, int sign) {
-    // The bound lets every value of this sign through: for `low` on the positive side, bound
-    // < 0 or = 0 inclusive; for `high` on the negative side, bound > 0 or = 0 inclusive.
-    if (!bound.present) return true;
-    const double value =
-        bound.value.is_integer ? static_cast<double>(bound.value.integer) : bound.value.value;
-    return value * sign < 0 || (value == 0 && !bound.exclusive);
-  };
-  return negative ? !spec.low.present && below(spec.high, -1)
-                  : !spec.high.present && below(spec.low, 1);
-}
-}  // namespace
 
 bool Matcher::State::FastNumber(std::span<uint32_t> mask) {
   const grammar::Frame& top = loaded.frames.back();

@@ -23,11 +23,12 @@ std::shared_ptr<const Vocabulary> SyntheticVocabulary() {
   std::vector<TokenKind> kinds;
   for (int c = 0; c < 256; ++c)
     tokens.push_back(std::string(1, static_cast<char>(c)));
-  for (const char* piece :
-       {"{\"",   "\":",  "\",\"",     "\":\"", "\"}",    "\",",  "\"]",   "}]",       "true",
-        "false", "null", "  ",        "\n  ",  "\\n",    "\\\"", "\\u00", "\xc3\xa9", "ab",
-        "abc\"", "name", "\"name\":", "id",    "12",     "3.5",  ", ",    "\"a",      "a\"",
-        "\"x\"", "[{",   "}}",        "\\",    "\\\\\"", "-1",   "e5",    "\xf0\x9f", "\x98\x80"}) {
+  for (const char* piece : {"{\"", "\":", "\",\"", "\":\"", "\"}", "\",", "\"]", "}]", "true",
+                            "false", "null", "  ", "\n  ", "\\n", "\\\"", "\\u00", "\xc3\xa9", "ab",
+                            "abc\"", "name", "\"name\":", "id", "12", "3.5", ", ", "\"a", "a\"",
+                            "\"x\"", "[{", "}}", "\\", "\\\\\"", "-1", "e5", "\xf0\x9f", "\x98\x80",
+                            // Numbers that end inside a token, and what follows them.
+                            "1,", "0]", "7}", "-2,"}) {
     tokens.push_back(piece);
   }
   kinds.assign(tokens.size(), TokenKind::kNormal);
