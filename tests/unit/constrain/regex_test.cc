@@ -286,8 +286,10 @@ TEST(RegexTest, HostilePatterns) {
   }
   // 2048-byte patterns (kMaxPatternBytes) of the shapes schemas use.
   std::string alternation = "^(";
-  while (alternation.size() < 2040)
-    alternation += "w" + std::to_string(alternation.size()) + "|";
+  while (alternation.size() < 2040) {
+    const std::string number = std::to_string(alternation.size());
+    alternation.append("w").append(number).append("|");
+  }
   alternation += "x)$";
   std::string classes;
   while (classes.size() < 2040)
