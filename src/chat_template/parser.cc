@@ -110,6 +110,9 @@ class Parser {
 
   // Statements.
   std::vector<Stmt> ParseBody(std::initializer_list<std::string_view> ends);
+  // The body of a macro or a call block, up to `end`: a new scope, where `break` and
+  // `continue` see no loop and a conditional around the definition does not apply.
+  std::vector<Stmt> ParseScopeBody(std::string_view end);
   bool AtEnd(std::initializer_list<std::string_view> ends) const;
   void ParseStatement(std::vector<Stmt>& body);
   Stmt ParseIf(const Token& at);
@@ -191,6 +194,17 @@ bool Parser::AtEnd(std::initializer_list<std::string_view> ends) const {
     if (Peek(1).text == end) return true;
   }
   return false;
+}
+
+std::vector<Stmt> Parser::ParseScopeBody(std::string_view end) {
+  const bool saved = soft_;
+  const int saved_loops = loop_depth_;
+  soft_ = false;
+  loop_depth_ = 0;
+  std::vector<Stmt> body = ParseBody({end});
+  soft_ = saved;
+  loop_depth_ = saved_loops;
+  return body;
 }
 
 std::vector<Stmt> Parser::ParseBody(std::initializer_list<std::string_view> ends) {
@@ -419,13 +433,7 @@ Stmt Parser::ParseMacro(const Token& at) {
   s.text = ExpectName();
   ParseParams(s);
   ExpectBlockEnd();
-  const bool saved = soft_;
-  const int saved_loops = loop_depth_;
-  soft_ = false;
-  loop_depth_ = 0;
-  s.body = ParseBody({"endmacro"});
-  soft_ = saved;
-  loop_depth_ = saved_loops;
+  s.body = ParseScopeBody("endmacro");
   ExpectEnd("endmacro");
   MarkUses(s);
   return s;
@@ -440,13 +448,7 @@ Stmt Parser::ParseCallBlock(const Token& at) {
   s.expr = ParseExpression();
   if (s.expr->kind != ExprKind::kCall) Fail(at, "expected call");
   ExpectBlockEnd();
-  const bool saved = soft_;
-  const int saved_loops = loop_depth_;
-  soft_ = false;
-  loop_depth_ = 0;
-  s.body = ParseBody({"endcall"});
-  soft_ = saved;
-  loop_depth_ = saved_loops;
+  s.body = ParseScopeBody("endcall");
   ExpectEnd("endcall");
   MarkUses(s);
   return s;

@@ -172,6 +172,9 @@ struct Matcher::State {
                        const grammar::StringClass* cls = nullptr);
   bool QuoteFromClass(const ThreadSet& start, std::span<uint32_t> mask);
   bool NumberStartFromClass(const ThreadSet& start, std::span<uint32_t> mask);
+  const grammar::NumberClass& NumberClassOf(const grammar::NumberSpec& spec, uint8_t phase) const;
+  void NumberFromClass(grammar::Thread& thread, const grammar::NumberClass& cls,
+                       std::span<uint32_t> mask);
   ThreadSet number_start;  // the state after a first digit, for NumberStartFromClass
   ThreadSet after_quote;   // the state after an opening quote, for QuoteFromClass
   grammar::Thread quote_thread;
@@ -513,8 +516,11 @@ void Matcher::State::WalkVocabulary(const ThreadSet& start, std::span<uint32_t> 
   const uint32_t run = WhitespaceRun(start);
   grammar::ByteSet skipped;
   if (run != kWalkWhitespace) skipped.words[0] = kWhitespaceBits;
-  if (QuoteFromClass(start, mask)) skipped.Set('"');
-  if (NumberStartFromClass(start, mask)) {
+  // The class shortcuts only where the state can take their first byte at all.
+  grammar::ByteSet first;
+  runtime.NextBytes(start, first);
+  if (first.Has('"') && QuoteFromClass(start, mask)) skipped.Set('"');
+  if (first.Has('1') && NumberStartFromClass(start, mask)) {
     skipped.Set('-');
     skipped.SetRange('0', '9');
   }
@@ -550,6 +556,30 @@ bool BoundsIrrelevant(const grammar::NumberSpec& spec, bool negative) {
 }
 }  // namespace
 
+// The number class of `spec`'s kind of number in lexer phase `phase`.
+const grammar::NumberClass& Matcher::State::NumberClassOf(const grammar::NumberSpec& spec,
+                                                          uint8_t phase) const {
+  const grammar::NumberVariant variant = !spec.integer_only ? grammar::kNumberAny
+                                         : spec.zero_fraction_ok
+                                             ? grammar::kNumberIntegerZeroFraction
+                                             : grammar::kNumberInteger;
+  return grammar.index->number_classes[variant * grammar::kNumberPhases + phase];
+}
+
+// The tokens of class `cls` for the number on top of `t`: those inside it, and those that
+// end it, walked from the state after it (left in `post`; `t` loses its number).
+void Matcher::State::NumberFromClass(grammar::Thread& t, const grammar::NumberClass& cls,
+                                     std::span<uint32_t> mask) {
+  OrInto(mask, cls.inside);
+  runtime.PopValue(t);
+  post.Clear();
+  post.Append(t, grammar.specs.seen_words);
+  Walk(cls.rests, post, [&](uint32_t group) {
+    for (uint32_t token : cls.members[group])
+      SetBit(mask, token);
+  });
+}
+
 // The tokens that begin a number, when a number starts in every thread that takes a digit,
 // the same alternatives take '-', '0' and '1', and no bound can refuse any of them: the
 // number class of the start phase, with the tokens that end the number walked from the state
@@ -574,20 +604,7 @@ bool Matcher::State::NumberStartFromClass(const ThreadSet& start, std::span<uint
     top.kind = FrameKind::kNumber;
     top.spec = spec_id;
     top.phase = grammar::kNumStart;
-    const grammar::NumberVariant variant = !spec.integer_only ? grammar::kNumberAny
-                                           : spec.zero_fraction_ok
-                                               ? grammar::kNumberIntegerZeroFraction
-                                               : grammar::kNumberInteger;
-    const grammar::NumberClass& cls =
-        grammar.index->number_classes[variant * grammar::kNumberPhases + grammar::kNumStart];
-    OrInto(mask, cls.inside);
-    runtime.PopValue(thread);
-    post.Clear();
-    post.Append(thread, grammar.specs.seen_words);
-    Walk(cls.rests, post, [&](uint32_t group) {
-      for (uint32_t token : cls.members[group])
-        SetBit(mask, token);
-    });
+    NumberFromClass(thread, NumberClassOf(spec, grammar::kNumStart), mask);
   }
   return true;
 }
@@ -963,12 +980,7 @@ bool Matcher::State::FastNumber(std::span<uint32_t> mask) {
   const grammar::NumberSpec& spec = grammar.specs.values[top.spec].number;
   if (!BoundsIrrelevant(spec, (top.b & grammar::kNumNegative) != 0)) return false;
   if (spec.integer_only && top.phase >= grammar::kNumE) return false;
-  const grammar::NumberVariant variant = !spec.integer_only ? grammar::kNumberAny
-                                         : spec.zero_fraction_ok
-                                             ? grammar::kNumberIntegerZeroFraction
-                                             : grammar::kNumberInteger;
-  const grammar::NumberClass& cls =
-      grammar.index->number_classes[variant * grammar::kNumberPhases + top.phase];
+  const grammar::NumberClass& cls = NumberClassOf(spec, top.phase);
   // Room for the most digits an inside token adds, under the lexer's limits.
   const bool bounded = spec.bounded();
   const uint32_t int_room = (bounded ? grammar::kMaxBoundedIntDigits : grammar::kMaxIntDigits);
@@ -977,15 +989,8 @@ bool Matcher::State::FastNumber(std::span<uint32_t> mask) {
   if (top.phase >= grammar::kNumE && top.c + cls.max_exp_digits > grammar::kMaxExponentDigits) {
     return false;
   }
-  OrInto(mask, cls.inside);
   thread = loaded;
-  runtime.PopValue(thread);
-  post.Clear();
-  post.Append(thread, grammar.specs.seen_words);
-  Walk(cls.rests, post, [&](uint32_t group) {
-    for (uint32_t token : cls.members[group])
-      SetBit(mask, token);
-  });
+  NumberFromClass(thread, cls, mask);
   if (grammar::NumberComplete(top.phase)) {
     WalkVocabulary(post, mask);
   }
