@@ -79,6 +79,14 @@ std::vector<std::vector<uint32_t>> ByFirstByte(const Vocabulary& vocab) {
 
 // The slowest steps seen, for CRUX_BENCH_SLOWEST=1: (µs, schema file, offset in the text).
 std::vector<std::tuple<double, std::string, size_t>> slowest;
+// CRUX_BENCH_STEPS=FILE: every step over CRUX_BENCH_STEP_US (default 50) written there as
+// µs, schema file, offset and the text around it, one tab-separated line each.
+FILE* steps_out = nullptr;
+double steps_over_us = 50;
+// CRUX_BENCH_REPEAT_SLOW=N: each step over CRUX_BENCH_STEP_US is filled N more times (not
+// timed), so that a profile of the run is a profile of the slow steps.
+int repeat_slow = 0;
+double repeat_below_us = 1e9;  // CRUX_BENCH_REPEAT_BELOW_US: only steps faster than this
 std::string current_file;
 // Every cold compile: (wall µs, CPU µs, schema file), ranked under CRUX_BENCH_SLOWEST=1.
 std::vector<std::tuple<double, double, std::string>> compiles;
@@ -93,6 +101,25 @@ bool WalkInstance(const std::shared_ptr<const CompiledGrammar>& grammar, const V
     matcher.FillMask(mask);
     mask_us.push_back(Micros(start));
     if (mask_us.back() > 1000) slowest.emplace_back(mask_us.back(), current_file, at);
+    if (repeat_slow > 0 && mask_us.back() > steps_over_us && mask_us.back() < repeat_below_us) {
+      for (int r = 0; r < repeat_slow; ++r)
+        matcher.FillMask(mask);
+    }
+    double warm_us = 0;
+    if (steps_out != nullptr && mask_us.back() > steps_over_us) {
+      const auto again = Clock::now();
+      matcher.FillMask(mask);
+      warm_us = Micros(again);
+    }
+    if (steps_out != nullptr && mask_us.back() > steps_over_us) {
+      std::string around =
+          text.substr(at >= 24 ? at - 24 : 0, at >= 24 ? 24 : at) + "|" + text.substr(at, 16);
+      for (char& c : around) {
+        if (c == '\t' || c == '\n') c = ' ';
+      }
+      std::fprintf(steps_out, "%.1f\t%s\t%zu\t%s\t%.1f\n", mask_us.back(), current_file.c_str(), at,
+                   around.c_str(), warm_us);
+    }
     auto allowed = [&](uint32_t t) { return (mask[t / 32] >> (t % 32) & 1) != 0; };
     if (at == text.size()) {
       const uint32_t end = vocab.end_of_generation().empty() ? 0 : vocab.end_of_generation()[0];
@@ -182,6 +209,11 @@ int main(int argc, char** argv) {
       max_schemas = std::strtoull(argv[i + 1], nullptr, 10);
     if (std::string(argv[i]) == "--only") only = argv[i + 1];
   }
+  if (const char* steps = std::getenv("CRUX_BENCH_STEPS")) steps_out = std::fopen(steps, "w");
+  if (const char* over = std::getenv("CRUX_BENCH_STEP_US")) steps_over_us = std::atof(over);
+  if (const char* repeat = std::getenv("CRUX_BENCH_REPEAT_SLOW")) repeat_slow = std::atoi(repeat);
+  if (const char* below = std::getenv("CRUX_BENCH_REPEAT_BELOW_US"))
+    repeat_below_us = std::atof(below);
   auto loaded = Vocabulary::FromGgufFile(argv[1]);
   if (!loaded.ok()) {
     std::fprintf(stderr, "%s\n", loaded.error().message().c_str());
@@ -231,6 +263,12 @@ int main(int argc, char** argv) {
   std::printf("mask us (%zu steps)  p50 %.2f  p99 %.2f  p99.9 %.2f  max %.2f\n",
               totals.mask_us.size(), Percentile(totals.mask_us, 50), Percentile(totals.mask_us, 99),
               Percentile(totals.mask_us, 99.9), Percentile(totals.mask_us, 100));
+  const auto over = [&](double us) {
+    return std::count_if(totals.mask_us.begin(), totals.mask_us.end(),
+                         [&](double t) { return t > us; });
+  };
+  std::printf("mask steps over      50 us: %td  1 ms: %td  (1%% of the steps: %zu)\n", over(50),
+              over(1000), totals.mask_us.size() / 100);
   if (std::getenv("CRUX_BENCH_SLOWEST") != nullptr) {
     std::sort(slowest.rbegin(), slowest.rend());
     std::map<std::string, size_t> by_file;

@@ -644,23 +644,51 @@ void MagnitudeRange(const NumberSpec& spec, bool negative, Real& low, Real& high
   }
 }
 
+// 10^e for e in [-kPowerRange, kPowerRange], computed once as std::pow computes them: the
+// per-byte viability checks of bounded numbers look them up instead of calling pow.
+constexpr int kPowerRange = 120;
+Real PowerOfTen(int e) {
+  static const std::array<Real, 2 * kPowerRange + 1> powers = [] {
+    std::array<Real, 2 * kPowerRange + 1> table{};
+    for (int k = -kPowerRange; k <= kPowerRange; ++k)
+      table[static_cast<size_t>(k + kPowerRange)] = std::pow(Real{10}, static_cast<Real>(k));
+    return table;
+  }();
+  return powers[static_cast<size_t>(std::clamp(e, -kPowerRange, kPowerRange) + kPowerRange)];
+}
+
+// floor(log10(x)) for a finite x > 0, from the binary exponent and one comparison with the
+// table of powers instead of a logarithm. Within the table's range it is exact up to the
+// table's own rounding, as std::log10 is; callers keep a margin of one either way.
+int Log10Floor(Real x) {
+  int binary = 0;
+  (void)std::frexp(x, &binary);
+  // x lies in [2^(binary-1), 2^binary): floor(log10(x)) is this or one more.
+  int estimate =
+      static_cast<int>(std::floor(static_cast<double>(binary - 1) * 0.30102999566398120));
+  if (estimate + 1 <= kPowerRange && x >= PowerOfTen(estimate + 1)) ++estimate;
+  return estimate;
+}
+
 // True when some exponent e in [-99, 99] puts a value of [a, b) * 10^e within the spec (a > 0,
 // or a = 0 for a mantissa of zeros).
 bool MeetsScaled(const NumberSpec& spec, bool negative, Real a, Real b) {
-  constexpr Real kTen = 10;
-  if (a == 0) return MeetsMagnitude(spec, negative, 0, b * std::pow(kTen, Real{99}), false);
+  if (a == 0) return MeetsMagnitude(spec, negative, 0, b * PowerOfTen(99), false);
+  // Most digits keep a value within its bounds as written: exponent 0 first.
+  if (MeetsMagnitude(spec, negative, a, b, false)) return true;
   Real low = 0;
   Real high = 0;
   MagnitudeRange(spec, negative, low, high);
   if (high < low || high <= 0) return MeetsMagnitude(spec, negative, 0, 0, true);
-  // a*10^e <= high and b*10^e > low, within rounding: test the few exponents at the ends.
-  int first = low <= 0 ? -99 : static_cast<int>(std::floor(std::log10(low / b))) - 1;
-  int last = std::isinf(high) ? 99 : static_cast<int>(std::floor(std::log10(high / a))) + 1;
+  // a*10^e <= high and b*10^e > low, within rounding: test the few exponents at the ends
+  // (a margin of two either way); past five exponents inside, one surely fits.
+  int first = low <= 0 ? -99 : Log10Floor(low / b) - 2;
+  int last = std::isinf(high) ? 99 : Log10Floor(high / a) + 2;
   first = std::max(first, -99);
   last = std::min(last, 99);
-  if (last - first > 4) return true;
+  if (last - first > 6) return true;
   for (int e = first; e <= last; ++e) {
-    const Real scale = std::pow(kTen, static_cast<Real>(e));
+    const Real scale = PowerOfTen(e);
     if (MeetsMagnitude(spec, negative, a * scale, b * scale, false)) return true;
   }
   return false;
@@ -672,7 +700,8 @@ bool ExponentViable(const NumberSpec& spec, const Frame& frame, Real mantissa) {
   const bool negative = (frame.b & kNumNegative) != 0;
   bool exp_negative = (frame.b & kNumExponentNegative) != 0;
   auto point = [&](uint32_t e) {
-    const Real value = mantissa * std::pow(Real{10}, exp_negative ? -Real(e) : Real(e));
+    const Real value =
+        mantissa * PowerOfTen(exp_negative ? -static_cast<int>(e) : static_cast<int>(e));
     return MeetsMagnitude(spec, negative, value, value, true);
   };
   if (frame.phase != kNumExp) {

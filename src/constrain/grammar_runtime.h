@@ -123,6 +123,13 @@ class Runtime {
     const Outcome outcome = StepString(frame, byte);
     return outcome == Outcome::kConsumed ? 1 : outcome == Outcome::kDone ? 2 : 0;
   }
+  // One byte for a number frame alone: 1 taken (the number can still be completed within its
+  // bounds), 0 refused, 2 the byte ends the number, which is complete and within its bounds
+  // (the byte is then the parent's).
+  int StepNumberOnly(Frame& frame, int byte) {
+    const Outcome outcome = StepNumber(frame, byte);
+    return outcome == Outcome::kConsumed ? 1 : outcome == Outcome::kDoneRetry ? 2 : 0;
+  }
   // One byte for the key on top of `thread`, which may hold only the object and the key (the
   // object's seen bits with it): 1 taken, 0 refused, 2 the closing quote, the name not yet
   // closed (Feed closes it).

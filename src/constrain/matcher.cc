@@ -140,6 +140,12 @@ struct Matcher::State {
   void WalkNodes(const grammar::FlatTrie& trie, const Stepping& from, size_t begin, size_t end,
                  size_t base, OnValue on_value);
   template <typename OnValue>
+  void WalkChildren(const grammar::FlatTrie& trie, const Stepping& from, size_t parent, size_t base,
+                    OnValue on_value);
+  template <typename OnValue>
+  void WalkNode(const grammar::FlatTrie& trie, const Stepping& from, size_t node, size_t base,
+                OnValue on_value);
+  template <typename OnValue>
   void WalkWhole(const grammar::FlatTrie& trie, const ThreadSet& whole, size_t node, size_t base,
                  OnValue on_value);
   std::deque<ThreadSet> cut_states;  // per nesting of walks (stable references)
@@ -166,7 +172,7 @@ struct Matcher::State {
   enum class StringPath : uint8_t { kClass, kCheckClosings, kSplit, kWalk };
   bool SplitString(const grammar::Thread& thread, std::span<uint32_t> mask);
   StringPath StringPathFor(const grammar::Frame& top, const grammar::StringSpec& spec,
-                           const std::vector<uint32_t>*& inside,
+                           const grammar::TokenMask*& inside,
                            const grammar::StringClass* cls = nullptr) const;
   void CheckedClosings(const grammar::Thread& thread, std::span<uint32_t> mask,
                        const grammar::StringClass* cls = nullptr);
@@ -184,6 +190,9 @@ struct Matcher::State {
   void ForDeclaredKeyTokens(Each each) const;
   void DecideDeclaredKeyTokens(const grammar::Thread& thread, std::span<uint32_t> mask);
   bool FastNumber(std::span<uint32_t> mask);
+  void NumberFrameWalk(std::span<uint32_t> mask);
+  std::vector<grammar::Frame> number_levels;  // per depth of NumberFrameWalk
+  ThreadSet number_post;                      // the state after the number, for it
   struct KeyPost {
     uint32_t literal = grammar::kNone;
     grammar::AltsId alts = grammar::kNone;
@@ -344,10 +353,6 @@ constexpr uint64_t kWhitespaceBits =
 void SetBit(std::span<uint32_t> mask, uint32_t token) {
   mask[token / 32] |= 1u << (token % 32);
 }
-void OrInto(std::span<uint32_t> mask, std::span<const uint32_t> bits) {
-  for (size_t i = 0; i < mask.size(); ++i)
-    mask[i] |= bits[i];
-}
 }  // namespace
 
 template <typename OnValue>
@@ -426,35 +431,52 @@ bool Matcher::State::CutDown(const ThreadSet& start, ThreadSet& out) {
   return true;
 }
 
-// The nodes [begin, end) below depth `base`, with next_bytes[base] already filled. Steps go
-// through the cut-down state; a node whose step reaches the cut is decided, with its subtree,
-// from the whole state after its bytes.
+// The nodes [begin, end) below depth `base`, with next_bytes[base] already filled: a run of
+// sibling subtrees, whose roots lie at depth base + 1 (all the children of one node, or one
+// subtree). Steps go through the cut-down state; a node whose step reaches the cut is
+// decided, with its subtree, from the whole state after its bytes.
 template <typename OnValue>
 void Matcher::State::WalkNodes(const grammar::FlatTrie& trie, const Stepping& from, size_t begin,
                                size_t end, size_t base, OnValue on_value) {
-  for (size_t i = begin; i < end;) {
-    const size_t depth = trie.depth[i];
-    // A byte outside the parent state's possible next bytes needs no step.
-    if (!next_bytes[depth - 1].Has(trie.byte[i])) {
-      i = trie.skip[i];
-      continue;
-    }
-    walk_path[depth] = static_cast<char>(trie.byte[i]);
-    const ThreadSet& parent = depth == base + 1 ? from.stepped : levels[depth - 1];
-    const bool alive = runtime.Step(parent, trie.byte[i], levels[depth]);
-    if (from.cut && runtime.TakeCutTouched()) {
-      WalkWhole(trie, from.whole, i, base, on_value);
-      i = trie.skip[i];
-      continue;
-    }
-    if (!alive) {
-      i = trie.skip[i];
-      continue;
-    }
-    for (uint32_t k = trie.begin[i]; k < trie.begin[i + 1]; ++k)
-      on_value(trie.values[k]);
-    if (trie.skip[i] > i + 1) runtime.NextBytes(levels[depth], next_bytes[depth]);
-    ++i;
+  if (begin > 0 && trie.depth[begin - 1] == base && trie.skip[begin - 1] == end) {
+    WalkChildren(trie, from, begin - 1, base, on_value);  // every child of one node
+    return;
+  }
+  for (size_t i = begin; i < end; i = trie.skip[i]) {
+    if (next_bytes[base].Has(trie.byte[i])) WalkNode(trie, from, i, base, on_value);
+  }
+}
+
+// The children of `parent`, from the state at its depth (next_bytes there filled): only
+// those whose byte the state can take are visited.
+template <typename OnValue>
+void Matcher::State::WalkChildren(const grammar::FlatTrie& trie, const Stepping& from,
+                                  size_t parent, size_t base, OnValue on_value) {
+  const grammar::ByteSet& allowed = next_bytes[trie.depth[parent]];
+  for (uint32_t c = trie.child_begin[parent]; c < trie.child_begin[parent + 1]; ++c) {
+    if (allowed.Has(trie.child_byte[c])) WalkNode(trie, from, trie.child_node[c], base, on_value);
+  }
+}
+
+// Node `node` (its byte one the state above it can take) and its subtree.
+template <typename OnValue>
+void Matcher::State::WalkNode(const grammar::FlatTrie& trie, const Stepping& from, size_t node,
+                              size_t base, OnValue on_value) {
+  const size_t depth = trie.depth[node];
+  const uint8_t byte = trie.byte[node];
+  walk_path[depth] = static_cast<char>(byte);
+  const ThreadSet& parent = depth == base + 1 ? from.stepped : levels[depth - 1];
+  const bool alive = runtime.Step(parent, byte, levels[depth]);
+  if (from.cut && runtime.TakeCutTouched()) {
+    WalkWhole(trie, from.whole, node, base, on_value);
+    return;
+  }
+  if (!alive) return;
+  for (uint32_t k = trie.begin[node]; k < trie.begin[node + 1]; ++k)
+    on_value(trie.values[k]);
+  if (trie.skip[node] > node + 1) {
+    runtime.NextBytes(levels[depth], next_bytes[depth]);
+    WalkChildren(trie, from, node, base, on_value);
   }
 }
 
@@ -570,7 +592,7 @@ const grammar::NumberClass& Matcher::State::NumberClassOf(const grammar::NumberS
 // end it, walked from the state after it (left in `post`; `t` loses its number).
 void Matcher::State::NumberFromClass(grammar::Thread& t, const grammar::NumberClass& cls,
                                      std::span<uint32_t> mask) {
-  OrInto(mask, cls.inside);
+  cls.inside.OrInto(mask);
   runtime.PopValue(t);
   post.Clear();
   post.Append(t, grammar.specs.seen_words);
@@ -620,7 +642,7 @@ bool Matcher::State::QuoteFromClass(const ThreadSet& start, std::span<uint32_t> 
     if (top.kind != FrameKind::kString || top.phase == 0xFF || top.b != grammar::kLexNormal) {
       return false;
     }
-    const std::vector<uint32_t>* inside = nullptr;
+    const grammar::TokenMask* inside = nullptr;
     if (StringPathFor(top, grammar.specs.values[top.spec].string, inside, &cls) ==
         StringPath::kWalk) {
       return false;
@@ -634,10 +656,10 @@ bool Matcher::State::QuoteFromClass(const ThreadSet& start, std::span<uint32_t> 
   for (size_t i = 0; i < after_quote.size(); ++i) {
     const grammar::Frame& top = after_quote.top(i);
     const grammar::StringSpec& spec = grammar.specs.values[top.spec].string;
-    const std::vector<uint32_t>* inside = nullptr;
+    const grammar::TokenMask* inside = nullptr;
     const StringPath path = StringPathFor(top, spec, inside, &cls);
     after_quote.Load(i, grammar.specs.seen_words, quote_thread);
-    OrInto(mask, *inside);
+    inside->OrInto(mask);
     if (path == StringPath::kClass) {
       FastString(quote_thread, mask, &cls);
     } else {
@@ -752,7 +774,7 @@ void Matcher::State::FastString(const grammar::Thread& t, std::span<uint32_t> ma
   post.Clear();
   runtime.Feed(thread, '"', post);
   if (post.empty()) return;
-  auto admit = [&](const std::vector<std::pair<uint32_t, uint32_t>>& members) {
+  auto admit = [&](std::span<const std::pair<uint32_t, uint32_t>> members) {
     for (auto [token, code_points] : members) {
       const uint64_t length = uint64_t{top.count} + code_points;
       if (length >= spec.min_length && length <= spec.max_length) SetBit(mask, token);
@@ -997,6 +1019,45 @@ bool Matcher::State::FastNumber(std::span<uint32_t> mask) {
   return true;
 }
 
+// A number the classes cannot serve (bounds that can refuse it, or too close to a digit
+// limit), on top of the thread in `loaded`: the bytes that continue it are walked with the
+// number frame alone (a 48-byte copy per level, no thread copied), and where a token's byte
+// ends it, complete and within bounds, the rest of that token is walked from the state after
+// the number. The tokens that end it at their first byte come from WalkVocabulary there.
+void Matcher::State::NumberFrameWalk(std::span<uint32_t> mask) {
+  const grammar::FlatTrie& trie = grammar.index->trie;
+  if (number_levels.size() < trie.max_depth + 1) number_levels.resize(trie.max_depth + 1);
+  const grammar::Frame top = loaded.frames.back();
+  thread = loaded;
+  runtime.PopValue(thread);
+  number_post.Clear();
+  number_post.Append(thread, grammar.specs.seen_words);
+  auto set = [&](uint32_t token) { SetBit(mask, token); };
+  grammar::Frame probe = top;
+  // Any byte that is no part of a number ends it (if it may end here): ',' stands for them.
+  if (runtime.StepNumberOnly(probe, ',') == 2) WalkVocabulary(number_post, mask);
+  number_levels[0] = top;
+  for (const char first : std::string_view("0123456789.eE+-")) {
+    const uint32_t root = trie.root[static_cast<uint8_t>(first)];
+    if (root == grammar::FlatTrie::kNoNode) continue;
+    for (size_t i = root; i < trie.skip[root];) {
+      const size_t depth = trie.depth[i];
+      grammar::Frame& frame = number_levels[depth];
+      frame = number_levels[depth - 1];
+      const int taken = runtime.StepNumberOnly(frame, trie.byte[i]);
+      if (taken == 1) {
+        for (uint32_t k = trie.begin[i]; k < trie.begin[i + 1]; ++k)
+          set(trie.values[k]);
+        ++i;
+        continue;
+      }
+      // A byte that ends the number below the first is the parent's, from the state after it.
+      if (taken == 2 && depth > 1) WalkRange(trie, number_post, i, trie.skip[i], depth - 1, set);
+      i = trie.skip[i];
+    }
+  }
+}
+
 // How the string on top of a thread is masked: from its string class (`inside` is then the
 // bitmask of the tokens that stay inside), with each closing token checked against the
 // automaton, or by a walk. The class serves when no token can kill the automaton (its state's
@@ -1004,8 +1065,8 @@ bool Matcher::State::FastNumber(std::span<uint32_t> mask) {
 // token and what the automaton may still need; the closings need a check unless no token can
 // leave the automaton unmatched either.
 Matcher::State::StringPath Matcher::State::StringPathFor(
-    const grammar::Frame& top, const grammar::StringSpec& spec,
-    const std::vector<uint32_t>*& inside, const grammar::StringClass* from_class) const {
+    const grammar::Frame& top, const grammar::StringSpec& spec, const grammar::TokenMask*& inside,
+    const grammar::StringClass* from_class) const {
   if (top.b >= grammar::kLexClassStates) return StringPath::kWalk;
   uint64_t needed = 0;  // code points the automaton may still need after a token
   StringPath path = StringPath::kClass;
@@ -1104,13 +1165,12 @@ bool Matcher::State::SplitString(const grammar::Thread& t, std::span<uint32_t> m
   // Few safe tokens (under 1 in 32, 4,000 of Llama 3's): the automaton prunes a walk early,
   // which costs less than checking every closing token.
   if (tokens->safe_count < grammar.vocabulary->size() / 32) return false;
-  const std::vector<uint32_t>& inside = grammar.index->string_classes[grammar::kLexNormal].inside;
-  for (size_t i = 0; i < mask.size(); ++i)
-    mask[i] |= tokens->safe_only[i] & inside[i];
+  const grammar::TokenMask& inside = grammar.index->string_classes[grammar::kLexNormal].inside;
+  inside.OrIntoAnd(mask, tokens->safe_only);
   const ByteDfa* automaton = &grammar.specs.dfas[dfa];
   const uint32_t* to_accept = grammar.specs.dfa_min_to_accept[dfa].data();
   for (uint32_t token : tokens->stepped) {
-    if ((inside[token / 32] >> (token % 32) & 1) == 0) continue;
+    if (!inside.Has(token)) continue;
     grammar::Frame frame = top;
     StringLevel level{top.a, top.b, top.c, top.count};
     bool taken = true;
@@ -1132,12 +1192,13 @@ bool Matcher::State::FastThread(size_t index, std::span<uint32_t> mask) {
   const grammar::Frame& top = current.top(index);
   if (top.kind == FrameKind::kNumber) {
     current.Load(index, grammar.specs.seen_words, loaded);
-    return FastNumber(mask);
+    if (!FastNumber(mask)) NumberFrameWalk(mask);
+    return true;
   }
   const grammar::Specs& specs = grammar.specs;
   if (top.kind == FrameKind::kString && top.phase != 0xFF) {
     const grammar::StringSpec& spec = specs.values[top.spec].string;
-    const std::vector<uint32_t>* inside = nullptr;
+    const grammar::TokenMask* inside = nullptr;
     const StringPath path = StringPathFor(top, spec, inside);
     current.Load(index, specs.seen_words, loaded);
     if (path == StringPath::kWalk) {
@@ -1148,7 +1209,7 @@ bool Matcher::State::FastThread(size_t index, std::span<uint32_t> mask) {
       if (!SplitString(loaded, mask)) DeferStringWalk();
       return true;
     }
-    OrInto(mask, *inside);
+    inside->OrInto(mask);
     if (path == StringPath::kClass) {
       FastString(loaded, mask);
     } else {
@@ -1174,12 +1235,12 @@ bool Matcher::State::FastThread(size_t index, std::span<uint32_t> mask) {
     }
     if (!any_name) return false;
     if (o.pattern_dfa != grammar::kNone) {
-      OrInto(mask, grammar.index->string_classes[top.b].inside);
+      grammar.index->string_classes[top.b].inside.OrInto(mask);
       PatternKeyClosings(loaded, mask);
       return true;
     }
   }
-  OrInto(mask, grammar.index->string_classes[top.b].inside);
+  grammar.index->string_classes[top.b].inside.OrInto(mask);
   FastKey(loaded, mask);
   return true;
 }

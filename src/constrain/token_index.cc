@@ -48,6 +48,18 @@ FlatTrie FlatTrie::Build(std::vector<std::pair<std::string, uint32_t>> items) {
   trie.root.fill(FlatTrie::kNoNode);
   for (size_t i = 0; i < trie.size(); i = trie.skip[i])
     trie.root[trie.byte[i]] = static_cast<uint32_t>(i);
+  const size_t n = trie.size();
+  trie.child_begin.reserve(n + 1);
+  trie.child_byte.reserve(n);
+  trie.child_node.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    trie.child_begin.push_back(static_cast<uint32_t>(trie.child_node.size()));
+    for (size_t child = i + 1; child < trie.skip[i]; child = trie.skip[child]) {
+      trie.child_byte.push_back(trie.byte[child]);
+      trie.child_node.push_back(static_cast<uint32_t>(child));
+    }
+  }
+  trie.child_begin.push_back(static_cast<uint32_t>(trie.child_node.size()));
   return trie;
 }
 
@@ -71,8 +83,53 @@ size_t FlatTrie::Find(std::string_view path) const {
   return node;
 }
 
+TokenMask::TokenMask(std::vector<uint32_t> words) {
+  size_t non_zero = 0;
+  for (uint32_t word : words)
+    non_zero += word != 0 ? 1 : 0;
+  if (non_zero * 4 > words.size()) {
+    dense_ = std::move(words);
+    return;
+  }
+  sparse_.reserve(non_zero);
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (words[i] != 0) sparse_.push_back({static_cast<uint32_t>(i), words[i]});
+  }
+}
+
+void TokenMask::OrInto(std::span<uint32_t> mask) const {
+  if (!dense_.empty()) {
+    for (size_t i = 0; i < mask.size(); ++i)
+      mask[i] |= dense_[i];
+    return;
+  }
+  for (auto [index, bits] : sparse_)
+    mask[index] |= bits;
+}
+
+void TokenMask::OrIntoAnd(std::span<uint32_t> mask, std::span<const uint32_t> other) const {
+  if (!dense_.empty()) {
+    for (size_t i = 0; i < mask.size(); ++i)
+      mask[i] |= dense_[i] & other[i];
+    return;
+  }
+  for (auto [index, bits] : sparse_)
+    mask[index] |= bits & other[index];
+}
+
+bool TokenMask::Has(uint32_t token) const {
+  const uint32_t bit = 1u << (token % 32);
+  if (!dense_.empty()) return (dense_[token / 32] & bit) != 0;
+  const auto it = std::lower_bound(sparse_.begin(), sparse_.end(), token / 32,
+                                   [](const std::pair<uint32_t, uint32_t>& entry, uint32_t index) {
+                                     return entry.first < index;
+                                   });
+  return it != sparse_.end() && it->first == token / 32 && (it->second & bit) != 0;
+}
+
 size_t FlatTrie::memory_bytes() const {
-  return byte.size() * (1 + 2 + 4 + 4) + values.size() * 4;
+  return byte.size() * (1 + 2 + 4 + 4) + values.size() * 4 + child_begin.size() * 4 +
+         child_byte.size() * 5;
 }
 
 size_t VocabIndex::memory_bytes() const {
@@ -83,11 +140,10 @@ size_t VocabIndex::memory_bytes() const {
   classes.push_back(&after_quote);
   for (const StringClass* cls : classes) {
     const StringClass& c = *cls;
-    total += c.inside.size() * 4 + c.suffixes.memory_bytes() + c.escaped_prefix.size() * 40;
-    for (const auto& mask : c.inside_at_most)
-      total += mask.size() * 4;
-    for (const auto& group : c.members)
-      total += group.size() * 8;
+    total += c.inside.memory_bytes() + c.suffixes.memory_bytes() + c.escaped_prefix.size() * 40 +
+             c.members.memory_bytes();
+    for (const TokenMask& mask : c.inside_at_most)
+      total += mask.memory_bytes();
   }
   return total;
 }
@@ -146,7 +202,8 @@ void SetBit(std::vector<uint32_t>& mask, uint32_t token) {
 StringClass BuildClass(const Vocabulary& vocabulary, uint32_t start, bool after_quote = false) {
   StringClass c;
   const size_t words = vocabulary.mask_words();
-  c.inside.assign(words, 0);
+  std::vector<uint32_t> inside(words, 0);
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> members;
   std::vector<std::vector<uint32_t>> by_code_points;  // inside tokens, by code points added
   std::map<std::string, uint32_t> groups;
   std::vector<std::pair<std::string, uint32_t>> suffix_items;
@@ -160,7 +217,7 @@ StringClass BuildClass(const Vocabulary& vocabulary, uint32_t start, bool after_
     const TokenInString where = Classify(bytes, start);
     if (where.result == LexResult::kRefused) continue;
     if (where.result == LexResult::kOk) {
-      SetBit(c.inside, id);
+      SetBit(inside, id);
       c.max_inside_code_points = std::max(c.max_inside_code_points, where.code_points);
       if (start == kLexNormal && where.code_points < kMaxLengthMasks) {
         if (by_code_points.size() <= where.code_points)
@@ -175,27 +232,30 @@ StringClass BuildClass(const Vocabulary& vocabulary, uint32_t start, bool after_
       c.close_exactly.push_back({id, where.code_points});
       continue;
     }
-    auto [entry, inserted] = groups.try_emplace(suffix, static_cast<uint32_t>(c.members.size()));
+    auto [entry, inserted] = groups.try_emplace(suffix, static_cast<uint32_t>(members.size()));
     if (inserted) {
-      c.members.emplace_back();
+      members.emplace_back();
       suffix_items.push_back({suffix, entry->second});
     }
-    c.members[entry->second].push_back({id, where.code_points});
+    members[entry->second].push_back({id, where.code_points});
   }
+  c.inside = TokenMask(std::move(inside));
+  c.members = Groups<std::pair<uint32_t, uint32_t>>(members);
   c.suffixes = FlatTrie::Build(std::move(suffix_items));
   // Each mask adds the tokens one code point longer to the one before.
   std::vector<uint32_t> running(words, 0);
   for (const std::vector<uint32_t>& tokens : by_code_points) {
     for (uint32_t id : tokens)
       SetBit(running, id);
-    c.inside_at_most.push_back(running);
+    c.inside_at_most.emplace_back(running);
   }
   return c;
 }
 
 NumberClass BuildNumberClass(const Vocabulary& vocabulary, NumberVariant variant, uint8_t phase) {
   NumberClass c;
-  c.inside.assign(vocabulary.mask_words(), 0);
+  std::vector<uint32_t> inside(vocabulary.mask_words(), 0);
+  std::vector<std::vector<uint32_t>> members;
   NumberSpec spec;
   spec.integer_only = variant != kNumberAny;
   spec.zero_fraction_ok = variant == kNumberIntegerZeroFraction;
@@ -222,20 +282,22 @@ NumberClass BuildNumberClass(const Vocabulary& vocabulary, NumberVariant variant
     // vocabulary's trie from the state after the number for those.
     if (dead || end == 0) continue;
     if (end == bytes.size()) {
-      SetBit(c.inside, id);
+      SetBit(inside, id);
       c.max_int_digits = std::max(c.max_int_digits, frame.count);
       c.max_frac_digits = std::max(c.max_frac_digits, frame.d);
       c.max_exp_digits = std::max(c.max_exp_digits, frame.c);
       continue;
     }
     const std::string rest(bytes.substr(end));
-    auto [entry, inserted] = groups.try_emplace(rest, static_cast<uint32_t>(c.members.size()));
+    auto [entry, inserted] = groups.try_emplace(rest, static_cast<uint32_t>(members.size()));
     if (inserted) {
-      c.members.emplace_back();
+      members.emplace_back();
       rest_items.push_back({rest, entry->second});
     }
-    c.members[entry->second].push_back(id);
+    members[entry->second].push_back(id);
   }
+  c.inside = TokenMask(std::move(inside));
+  c.members = Groups<uint32_t>(members);
   c.rests = FlatTrie::Build(std::move(rest_items));
   return c;
 }
@@ -246,6 +308,7 @@ bool IsJsonWhitespace(char c) {
 
 WhitespaceClass BuildWhitespaceClass(const Vocabulary& vocabulary) {
   WhitespaceClass c;
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> members;
   std::map<std::string, uint32_t> groups;
   std::vector<std::pair<std::string, uint32_t>> rest_items;
   for (uint32_t id = 0; id < vocabulary.size(); ++id) {
@@ -261,13 +324,14 @@ WhitespaceClass BuildWhitespaceClass(const Vocabulary& vocabulary) {
       continue;
     }
     auto [group, inserted] =
-        groups.try_emplace(std::string(bytes.substr(run)), static_cast<uint32_t>(c.members.size()));
+        groups.try_emplace(std::string(bytes.substr(run)), static_cast<uint32_t>(members.size()));
     if (inserted) {
-      c.members.emplace_back();
+      members.emplace_back();
       rest_items.push_back({group->first, group->second});
     }
-    c.members[group->second].push_back({length, id});
+    members[group->second].push_back({length, id});
   }
+  c.members = Groups<std::pair<uint32_t, uint32_t>>(members);
   std::sort(c.only.begin(), c.only.end());
   c.rests = FlatTrie::Build(std::move(rest_items));
   return c;
@@ -322,21 +386,25 @@ std::shared_ptr<const SplitTokens> VocabIndex::SplitTokensFor(const ByteSet& saf
   text.words[1] &= ~(uint64_t{1} << ('\\' - 64));
   auto tokens = std::make_shared<SplitTokens>();
   tokens->safe_only.assign(vocabulary->mask_words(), 0);
-  for (uint32_t id = 0; id < vocabulary->size(); ++id) {
-    if (vocabulary->is_special(id)) continue;
-    const std::string_view bytes = vocabulary->bytes(id);
-    size_t i = 0;
-    while (i < bytes.size() && text.Has(static_cast<uint8_t>(bytes[i])))
+  // Down the trie (every non-special token) through safe bytes only: the tokens ending on
+  // the way are safe; below the first other byte, a whole subtree is refused (that byte
+  // kills) or stepped.
+  for (size_t i = 0; i < trie.size();) {
+    const uint8_t first = trie.byte[i];
+    if (text.Has(first)) {
+      for (uint32_t k = trie.begin[i]; k < trie.begin[i + 1]; ++k) {
+        const uint32_t id = trie.values[k];
+        tokens->safe_only[id / 32] |= 1u << (id % 32);
+        ++tokens->safe_count;
+      }
       ++i;
-    if (i == bytes.size()) {
-      tokens->safe_only[id / 32] |= 1u << (id % 32);
-      ++tokens->safe_count;
       continue;
     }
-    const auto first = static_cast<uint8_t>(bytes[i]);
     if (first == '\\' || (first >= 0x20 && first != '"' && !kill.Has(first))) {
-      tokens->stepped.push_back(id);
+      tokens->stepped.insert(tokens->stepped.end(), trie.values.begin() + trie.begin[i],
+                             trie.values.begin() + trie.begin[trie.skip[i]]);
     }
+    i = trie.skip[i];
   }
   std::lock_guard<std::mutex> lock(split_mutex_);
   if (split_sets_.size() < kMaxSplitTokenSets) split_sets_.push_back({key, tokens});

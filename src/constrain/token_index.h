@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -32,6 +33,13 @@ struct FlatTrie {
   // subtrees it needs instead of every child's scattered entries.
   static constexpr uint32_t kNoNode = UINT32_MAX;
   std::array<uint32_t, 256> root{};
+  // Each node's children as a list: node i's are child_node[child_begin[i] ..
+  // child_begin[i + 1]), their bytes in child_byte. A walk that can take few of a node's
+  // bytes reads the packed bytes of all its children (64 to a cache line) instead of the
+  // scattered entries of every child in depth-first order.
+  std::vector<uint32_t> child_begin;  // size() + 1 entries
+  std::vector<uint8_t> child_byte;
+  std::vector<uint32_t> child_node;
 
   size_t size() const { return byte.size(); }
   // The node reached from the root by `path`, or SIZE_MAX. O(path × siblings).
@@ -41,19 +49,64 @@ struct FlatTrie {
   size_t memory_bytes() const;
 };
 
+// Lists of items by group, stored in one array (group g is items[offsets[g] ..
+// offsets[g + 1])): a walk that visits many groups reads one contiguous array instead of
+// chasing one heap block per group.
+template <typename T>
+class Groups {
+ public:
+  Groups() = default;
+  explicit Groups(const std::vector<std::vector<T>>& lists) {
+    offsets_.reserve(lists.size() + 1);
+    offsets_.push_back(0);
+    for (const std::vector<T>& list : lists) {
+      items_.insert(items_.end(), list.begin(), list.end());
+      offsets_.push_back(static_cast<uint32_t>(items_.size()));
+    }
+  }
+  size_t size() const { return offsets_.empty() ? 0 : offsets_.size() - 1; }
+  std::span<const T> operator[](size_t group) const {
+    return {items_.data() + offsets_[group], offsets_[group + 1] - offsets_[group]};
+  }
+  size_t memory_bytes() const { return offsets_.size() * 4 + items_.size() * sizeof(T); }
+
+ private:
+  std::vector<uint32_t> offsets_;
+  std::vector<T> items_;
+};
+
+// A set of tokens, as a bitmask over the vocabulary (bit t%32 of word t/32), kept as its
+// non-zero words alone when few words are non-zero: OR-ing a class of a thousand tokens into a
+// mask then reads 4 KB instead of the whole 16 KB bitmask of a 128K vocabulary.
+class TokenMask {
+ public:
+  TokenMask() = default;
+  explicit TokenMask(std::vector<uint32_t> words);
+  // mask |= this.
+  void OrInto(std::span<uint32_t> mask) const;
+  // mask |= this & other (other a whole bitmask).
+  void OrIntoAnd(std::span<uint32_t> mask, std::span<const uint32_t> other) const;
+  bool Has(uint32_t token) const;
+  size_t memory_bytes() const { return dense_.size() * 4 + sparse_.size() * 8; }
+
+ private:
+  std::vector<uint32_t> dense_;                        // every word, or empty when sparse
+  std::vector<std::pair<uint32_t, uint32_t>> sparse_;  // (word index, bits), by index
+};
+
 // Tokens seen from inside a JSON string whose lexer is in one state (no \u digits pending).
 struct StringClass {
-  // Tokens whose bytes all stay inside the string: a bitmask over the vocabulary, and the
-  // largest number of code points one of them adds.
-  std::vector<uint32_t> inside;
+  // Tokens whose bytes all stay inside the string, and the largest number of code points one
+  // of them adds.
+  TokenMask inside;
   uint32_t max_inside_code_points = 0;
   // For the start state only: inside tokens of at most k code points, for k up to the
   // longest inside token (at most kMaxLengthMasks), so that any length bound is a copy.
-  std::vector<std::vector<uint32_t>> inside_at_most;
+  std::vector<TokenMask> inside_at_most;
   // Tokens that close the string, grouped by what follows the closing quote: group g has
   // suffix trie values g; members[g] = (token, code points before the quote).
   FlatTrie suffixes;
-  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> members;
+  Groups<std::pair<uint32_t, uint32_t>> members;
   std::vector<std::pair<uint32_t, uint32_t>> close_exactly;  // tokens ending at the quote
   // Closing tokens with a backslash before the quote (their decoded prefix differs from
   // their bytes): checked one by one where the name matters (object keys).
@@ -66,7 +119,7 @@ inline constexpr uint32_t kMaxLengthMasks = 256;
 
 // Tokens seen from inside a JSON number in one lexer phase, for one kind of number.
 struct NumberClass {
-  std::vector<uint32_t> inside;  // tokens whose bytes all continue the number
+  TokenMask inside;  // tokens whose bytes all continue the number
   // The most integer, fraction and exponent digits one inside token adds.
   uint32_t max_int_digits = 0;
   uint32_t max_frac_digits = 0;
@@ -75,7 +128,7 @@ struct NumberClass {
   // on: grouped by the rest, from the byte that ended it; rests trie value g = members[g].
   // (Tokens that end it at their first byte are walked from the state after the number.)
   FlatTrie rests;
-  std::vector<std::vector<uint32_t>> members;
+  Groups<uint32_t> members;
 };
 
 // Tokens that begin with JSON whitespace (space, tab, newline, carriage return), for a state
@@ -87,7 +140,7 @@ struct WhitespaceClass {
   // The others, grouped by what follows their leading run (rests trie value g = members[g]):
   // (run length, token).
   FlatTrie rests;
-  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> members;
+  Groups<std::pair<uint32_t, uint32_t>> members;
 };
 
 // Kinds of numbers with their own lexer.

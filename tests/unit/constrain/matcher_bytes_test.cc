@@ -6,6 +6,7 @@
 
 #include "crux/constrain/matcher.h"
 #include "crux/constrain/schema_ir.h"
+#include "crux/constrain/validate.h"
 
 namespace crux::constrain {
 namespace {
@@ -200,6 +201,80 @@ TEST(GrammarBytes, ForcedBytes) {
       GrammarOptions{false, 0, true, false});
   Matcher matcher(grammar);
   EXPECT_EQ(matcher.ForcedBytes(), "{\"name\":\"");
+}
+
+}  // namespace
+}  // namespace crux::constrain
+
+namespace crux::constrain {
+namespace {
+
+// From a state the matcher accepted, a complete document within `depth` more bytes of
+// `alphabet`, searched through the bytes the matcher accepts (at most `budget` states).
+bool CompletesWithin(Matcher& matcher, const std::string& alphabet, int depth, int& budget) {
+  if (matcher.CanEnd()) return true;
+  if (depth == 0 || --budget < 0) return false;
+  for (char c : alphabet) {
+    if (!matcher.AcceptBytes(std::string(1, c))) continue;
+    const bool done = CompletesWithin(matcher, alphabet, depth - 1, budget);
+    matcher.Rollback(1);
+    if (done) return true;
+  }
+  return false;
+}
+
+// Every prefix a bounded number's grammar accepts can still be completed, exponents included
+// (the viability check decides each digit by the values the number can still reach); random
+// prefixes over the number alphabet, each found completable within six more bytes. And every
+// random text the validator accepts is accepted whole (but for the documented narrowings).
+TEST(GrammarBytes, BoundedNumberPrefixesCanBeCompleted) {
+  // Each schema with spellings of values it allows, exponents among them.
+  const std::vector<std::pair<const char*, std::vector<const char*>>> schemas = {
+      {R"({"type":"number","minimum":-127,"maximum":128})", {"50123e-3", "-1.27e2", "12.8E1"}},
+      {R"({"type":"number","exclusiveMinimum":0.5,"exclusiveMaximum":0.75})",
+       {"0.6", "6e-1", "74.99e-2"}},
+      {R"({"type":"number","minimum":1000,"maximum":1001})", {"1000", "1.0005e3", "100050e-2"}},
+      {R"({"type":"number","minimum":-2.5e-5,"maximum":-1e-5})", {"-2e-5", "-0.00001", "-25e-6"}},
+      {R"({"type":"integer","minimum":100,"maximum":250})", {"100", "250", "199.00"}},
+      {R"({"type":"number","minimum":7,"maximum":7})", {"7", "7.000", "0.7e1", "70e-1"}},
+      {R"({"type":"number","exclusiveMinimum":99.9})", {"99.91", "1e99", "9991e-2"}}};
+  const std::string alphabet = "e-+.0123456789";
+  uint32_t seed = 12345;
+  auto next = [&] {
+    seed = seed * 1664525u + 1013904223u;
+    return seed >> 8;
+  };
+  for (const auto& [schema, spellings] : schemas) {
+    auto grammar = Grammar(schema);
+    if (grammar == nullptr) continue;
+    for (const char* text : spellings)
+      EXPECT_TRUE(Accepts(grammar, text)) << schema << " " << text;
+    auto ir = CompileSchema(schema);
+    ASSERT_TRUE(ir.ok());
+    size_t accepted = 0;
+    size_t valid = 0;
+    for (int round = 0; round < 3000; ++round) {
+      std::string prefix;
+      const size_t length = 1 + next() % 9;
+      for (size_t i = 0; i < length; ++i)
+        prefix.push_back(alphabet[next() % alphabet.size()]);
+      // The documented narrowings: at most two exponent digits, no exponent on an integer.
+      const size_t e = prefix.find_first_of("eE");
+      const bool narrowed = e != std::string::npos &&
+                            (std::string_view(schema).find("integer") != std::string_view::npos ||
+                             prefix.size() - prefix.find_first_not_of("+-", e + 1) > 2);
+      if (!narrowed && Validate(*ir, prefix).valid()) {
+        ++valid;
+        EXPECT_TRUE(Accepts(grammar, prefix)) << schema << " " << prefix;
+      }
+      Matcher matcher(grammar);
+      if (!matcher.AcceptBytes(prefix)) continue;
+      ++accepted;
+      int budget = 20000;
+      EXPECT_TRUE(CompletesWithin(matcher, alphabet, 6, budget)) << schema << " " << prefix;
+    }
+    EXPECT_GT(accepted + valid, 20u) << schema;
+  }
 }
 
 }  // namespace
