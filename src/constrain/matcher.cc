@@ -181,7 +181,8 @@ struct Matcher::State {
   const grammar::NumberClass& NumberClassOf(const grammar::NumberSpec& spec, uint8_t phase) const;
   void NumberFromClass(grammar::Thread& thread, const grammar::NumberClass& cls,
                        std::span<uint32_t> mask);
-  ThreadSet number_start;  // the state after a first digit, for NumberStartFromClass
+  ThreadSet number_start;  // each alternative's fresh number, for NumberStartFromClass
+  ThreadSet number_step;   // the state after one byte, for NumberStartFromClass
   ThreadSet after_quote;   // the state after an opening quote, for QuoteFromClass
   grammar::Thread quote_thread;
   void FastKey(const grammar::Thread& thread, std::span<uint32_t> mask);
@@ -542,7 +543,7 @@ void Matcher::State::WalkVocabulary(const ThreadSet& start, std::span<uint32_t> 
   grammar::ByteSet first;
   runtime.NextBytes(start, first);
   if (first.Has('"') && QuoteFromClass(start, mask)) skipped.Set('"');
-  if (first.Has('1') && NumberStartFromClass(start, mask)) {
+  if ((first.Has('-') || first.Has('0') || first.Has('1')) && NumberStartFromClass(start, mask)) {
     skipped.Set('-');
     skipped.SetRange('0', '9');
   }
@@ -602,31 +603,54 @@ void Matcher::State::NumberFromClass(grammar::Thread& t, const grammar::NumberCl
   });
 }
 
-// The tokens that begin a number, when a number starts in every thread that takes a digit,
-// the same alternatives take '-', '0' and '1', and no bound can refuse any of them: the
-// number class of the start phase, with the tokens that end the number walked from the state
-// after it. False (nothing done) when those subtrees must be walked.
+// The tokens that begin a number, when every thread that takes a digit or '-' starts a
+// number with it: each alternative's number, fresh, gives its tokens — from the number class
+// of the start phase with the tokens that end it walked from the state after it, where no
+// bound can refuse it, or else walked with the number frame alone (NumberFrameWalk). False
+// (nothing done) when those subtrees must be walked.
 bool Matcher::State::NumberStartFromClass(const ThreadSet& start, std::span<uint32_t> mask) {
-  if (!runtime.Step(start, '1', number_start)) return false;
-  for (const int byte : {'-', '0'}) {
-    if (!runtime.Step(start, byte, post) || post.size() != number_start.size()) return false;
+  const size_t words = grammar.specs.seen_words;
+  number_start.Clear();
+  // Each alternative's fresh number from the threads after `bytes`; false when one of them
+  // takes a byte otherwise (an enum's literal). True in `free` when every one is a number no
+  // bound can refuse, which takes '-', '0' and '1' alike (then they stand for every digit).
+  bool free = true;
+  size_t counts[3] = {0, 0, 0};
+  auto gather = [&](std::string_view bytes) {
+    for (size_t b = 0; b < bytes.size(); ++b) {
+      if (!runtime.Step(start, bytes[b], number_step)) continue;
+      if (b < 3) counts[b] = number_step.size();
+      for (size_t i = 0; i < number_step.size(); ++i) {
+        if (number_step.top(i).kind != FrameKind::kNumber) return false;
+        number_step.Load(i, words, thread);
+        grammar::Frame& top = thread.frames.back();
+        const uint32_t spec_id = top.spec;
+        const grammar::NumberSpec& spec = grammar.specs.values[spec_id].number;
+        free = free && BoundsIrrelevant(spec, false) && BoundsIrrelevant(spec, true);
+        top = grammar::Frame{};  // the number as pushed, before its first byte
+        top.kind = FrameKind::kNumber;
+        top.spec = spec_id;
+        top.phase = grammar::kNumStart;
+        number_start.Append(thread, words);
+      }
+    }
+    return true;
+  };
+  if (!gather("-01")) return false;
+  if (!free || counts[0] != counts[1] || counts[1] != counts[2]) {
+    if (!gather("23456789")) return false;
   }
+  if (number_start.empty()) return false;
+  number_start.Dedupe(words);  // one per alternative, whichever bytes it takes
   for (size_t i = 0; i < number_start.size(); ++i) {
-    const grammar::Frame& top = number_start.top(i);
-    if (top.kind != FrameKind::kNumber) return false;
-    const grammar::NumberSpec& spec = grammar.specs.values[top.spec].number;
-    if (!BoundsIrrelevant(spec, false) || !BoundsIrrelevant(spec, true)) return false;
-  }
-  for (size_t i = 0; i < number_start.size(); ++i) {
-    number_start.Load(i, grammar.specs.seen_words, thread);
-    grammar::Frame& top = thread.frames.back();
-    const grammar::NumberSpec& spec = grammar.specs.values[top.spec].number;
-    const uint32_t spec_id = top.spec;
-    top = grammar::Frame{};  // the number as pushed, before its first byte
-    top.kind = FrameKind::kNumber;
-    top.spec = spec_id;
-    top.phase = grammar::kNumStart;
-    NumberFromClass(thread, NumberClassOf(spec, grammar::kNumStart), mask);
+    number_start.Load(i, words, loaded);
+    const grammar::NumberSpec& spec = grammar.specs.values[loaded.frames.back().spec].number;
+    if (BoundsIrrelevant(spec, false) && BoundsIrrelevant(spec, true)) {
+      thread = loaded;
+      NumberFromClass(thread, NumberClassOf(spec, grammar::kNumStart), mask);
+    } else {
+      NumberFrameWalk(mask);
+    }
   }
   return true;
 }
@@ -1033,9 +1057,6 @@ void Matcher::State::NumberFrameWalk(std::span<uint32_t> mask) {
   number_post.Clear();
   number_post.Append(thread, grammar.specs.seen_words);
   auto set = [&](uint32_t token) { SetBit(mask, token); };
-  grammar::Frame probe = top;
-  // Any byte that is no part of a number ends it (if it may end here): ',' stands for them.
-  if (runtime.StepNumberOnly(probe, ',') == 2) WalkVocabulary(number_post, mask);
   number_levels[0] = top;
   for (const char first : std::string_view("0123456789.eE+-")) {
     const uint32_t root = trie.root[static_cast<uint8_t>(first)];
@@ -1056,6 +1077,9 @@ void Matcher::State::NumberFrameWalk(std::span<uint32_t> mask) {
       i = trie.skip[i];
     }
   }
+  grammar::Frame probe = top;
+  // Any byte that is no part of a number ends it (if it may end here): ',' stands for them.
+  if (runtime.StepNumberOnly(probe, ',') == 2) WalkVocabulary(number_post, mask);
 }
 
 // How the string on top of a thread is masked: from its string class (`inside` is then the
