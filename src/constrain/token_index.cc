@@ -66,19 +66,13 @@ FlatTrie FlatTrie::Build(std::vector<std::pair<std::string, uint32_t>> items) {
 size_t FlatTrie::Find(std::string_view path) const {
   if (path.empty() || root[static_cast<uint8_t>(path[0])] == kNoNode) return SIZE_MAX;
   size_t node = root[static_cast<uint8_t>(path[0])];
-  size_t lo = node + 1;
-  size_t hi = skip[node];
   for (char c : path.substr(1)) {
-    node = SIZE_MAX;
-    for (size_t k = lo; k < hi; k = skip[k]) {
-      if (byte[k] == static_cast<uint8_t>(c)) {
-        node = k;
-        break;
-      }
-    }
-    if (node == SIZE_MAX) return SIZE_MAX;
-    lo = node + 1;
-    hi = skip[node];
+    // The children's packed bytes, not their scattered entries.
+    const uint8_t* first = child_byte.data() + child_begin[node];
+    const uint8_t* last = child_byte.data() + child_begin[node + 1];
+    const uint8_t* found = std::find(first, last, static_cast<uint8_t>(c));
+    if (found == last) return SIZE_MAX;
+    node = child_node[static_cast<size_t>(found - child_byte.data())];
   }
   return node;
 }

@@ -42,7 +42,7 @@ struct FlatTrie {
   std::vector<uint32_t> child_node;
 
   size_t size() const { return byte.size(); }
-  // The node reached from the root by `path`, or SIZE_MAX. O(path × siblings).
+  // The node reached from the root by `path`, or SIZE_MAX. O(path × children).
   size_t Find(std::string_view path) const;
   // Builds the trie of (key, value) pairs; keys must be non-empty.
   static FlatTrie Build(std::vector<std::pair<std::string, uint32_t>> items);
