@@ -879,6 +879,9 @@ void Matcher::State::PatternKeyClosings(const grammar::Thread& t, std::span<uint
   for (auto [token, code_points] : cls.close_exactly)
     check(token, grammar::kNone);
   for (uint32_t group = 0; group < cls.members.size(); ++group) {
+    // A member name's closing quote is followed by whitespace or the colon, in any object.
+    const uint8_t first = cls.suffix_first[group];
+    if (first != ':' && first != ' ' && first != '\t' && first != '\n' && first != '\r') continue;
     for (auto [token, code_points] : cls.members[group])
       check(token, group);
   }

@@ -135,7 +135,7 @@ size_t VocabIndex::memory_bytes() const {
   for (const StringClass* cls : classes) {
     const StringClass& c = *cls;
     total += c.inside.memory_bytes() + c.suffixes.memory_bytes() + c.escaped_prefix.size() * 40 +
-             c.members.memory_bytes();
+             c.members.memory_bytes() + c.suffix_first.size();
     for (const TokenMask& mask : c.inside_at_most)
       total += mask.memory_bytes();
   }
@@ -229,6 +229,7 @@ StringClass BuildClass(const Vocabulary& vocabulary, uint32_t start, bool after_
     auto [entry, inserted] = groups.try_emplace(suffix, static_cast<uint32_t>(members.size()));
     if (inserted) {
       members.emplace_back();
+      c.suffix_first.push_back(static_cast<uint8_t>(suffix[0]));
       suffix_items.push_back({suffix, entry->second});
     }
     members[entry->second].push_back({id, where.code_points});

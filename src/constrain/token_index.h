@@ -107,6 +107,7 @@ struct StringClass {
   // suffix trie values g; members[g] = (token, code points before the quote).
   FlatTrie suffixes;
   Groups<std::pair<uint32_t, uint32_t>> members;
+  std::vector<uint8_t> suffix_first;                         // the first byte of group g's suffix
   std::vector<std::pair<uint32_t, uint32_t>> close_exactly;  // tokens ending at the quote
   // Closing tokens with a backslash before the quote (their decoded prefix differs from
   // their bytes): checked one by one where the name matters (object keys).
