@@ -694,6 +694,62 @@ bool MeetsScaled(const NumberSpec& spec, bool negative, Real a, Real b) {
   return false;
 }
 
+// -x for an int64 x <= 0, as an unsigned magnitude (INT64_MIN included).
+uint64_t Magnitude(int64_t x) {
+  return static_cast<uint64_t>(-(x + 1)) + 1;
+}
+
+// An integer's digits so far (`whole`, the magnitude) under bounds that are themselves
+// integers and no enum: whether `whole` followed by k more digits (k = 0 .. 19) can land
+// within the bounds, in exact 64-bit arithmetic. 1 or 0; -1 when the bounds are not such
+// integers (the caller then uses long doubles).
+int IntegerDigitsViable(const NumberSpec& spec, bool negative, uint64_t whole) {
+  if (!spec.points.empty() || (spec.low.present && !spec.low.value.is_integer) ||
+      (spec.high.present && !spec.high.value.is_integer)) {
+    return -1;
+  }
+  // The values allowed, both ends closed (an exclusive end past int64 leaves nothing).
+  int64_t lo = INT64_MIN;
+  int64_t hi = INT64_MAX;
+  if (spec.low.present) {
+    lo = spec.low.value.integer;
+    if (spec.low.exclusive) {
+      if (lo == INT64_MAX) return 0;
+      ++lo;
+    }
+  }
+  if (spec.high.present) {
+    hi = spec.high.value.integer;
+    if (spec.high.exclusive) {
+      if (hi == INT64_MIN) return 0;
+      --hi;
+    }
+  }
+  if (hi < lo) return 0;
+  // The magnitudes allowed on this side of zero.
+  uint64_t mag_lo = 0;
+  uint64_t mag_hi = 0;
+  if (negative) {
+    if (lo > 0) return 0;
+    mag_lo = hi < 0 ? Magnitude(hi) : 0;
+    mag_hi = Magnitude(lo);
+  } else {
+    if (hi < 0) return 0;
+    mag_lo = lo > 0 ? static_cast<uint64_t>(lo) : 0;
+    mag_hi = static_cast<uint64_t>(hi);
+  }
+  uint64_t scale = 1;
+  for (int k = 0; k < 20; ++k) {
+    uint64_t first = 0;  // whole, then k zeros
+    if (__builtin_mul_overflow(whole, scale, &first) || first > mag_hi) return 0;
+    uint64_t next = 0;  // whole + 1, then k zeros: one past whole, then k nines
+    const uint64_t last = __builtin_mul_overflow(whole + 1, scale, &next) ? UINT64_MAX : next - 1;
+    if (last >= mag_lo) return 1;
+    if (__builtin_mul_overflow(scale, uint64_t{10}, &scale)) return 0;
+  }
+  return 0;
+}
+
 // With the mantissa fixed, whether some exponent the frame can still write (what is written
 // plus at most the digits left; either sign right after `e`) puts the value within the spec.
 bool ExponentViable(const NumberSpec& spec, const Frame& frame, Real mantissa) {
@@ -750,6 +806,9 @@ bool Runtime::NumberViable(const Frame& frame) const {
       return MeetsScaled(spec, negative, 0, 1);
     case kNumInt: {
       if (fractions) return MeetsScaled(spec, negative, whole, whole + 1);
+      if (const int exact = IntegerDigitsViable(spec, negative, frame.u); exact >= 0) {
+        return exact == 1;
+      }
       Real factor = 1;
       for (int k = 0; k < 20; ++k, factor *= 10) {
         const Real a = whole * factor;

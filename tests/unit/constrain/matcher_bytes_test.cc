@@ -236,6 +236,9 @@ TEST(GrammarBytes, BoundedNumberPrefixesCanBeCompleted) {
       {R"({"type":"number","minimum":1000,"maximum":1001})", {"1000", "1.0005e3", "100050e-2"}},
       {R"({"type":"number","minimum":-2.5e-5,"maximum":-1e-5})", {"-2e-5", "-0.00001", "-25e-6"}},
       {R"({"type":"integer","minimum":100,"maximum":250})", {"100", "250", "199.00"}},
+      {R"({"type":"integer","exclusiveMinimum":-50,"exclusiveMaximum":-3})", {"-49", "-4"}},
+      {R"({"type":"integer","minimum":-9223372036854775808,"maximum":12})",
+       {"-9223372036854775808", "12", "0"}},
       {R"({"type":"number","minimum":7,"maximum":7})", {"7", "7.000", "0.7e1", "70e-1"}},
       {R"({"type":"number","exclusiveMinimum":99.9})", {"99.91", "1e99", "9991e-2"}}};
   const std::string alphabet = "e-+.0123456789";
