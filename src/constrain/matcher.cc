@@ -171,6 +171,8 @@ struct Matcher::State {
                   const grammar::StringClass* cls = nullptr);
   enum class StringPath : uint8_t { kClass, kCheckClosings, kSplit, kWalk };
   bool SplitString(const grammar::Thread& thread, std::span<uint32_t> mask);
+  bool SplitKey(const grammar::Thread& thread, std::span<uint32_t> mask);
+  std::shared_ptr<const grammar::SplitTokens> SplitTokensOf(uint32_t dfa, uint32_t state);
   StringPath StringPathFor(const grammar::Frame& top, const grammar::StringSpec& spec,
                            const grammar::TokenMask*& inside,
                            const grammar::StringClass* cls = nullptr) const;
@@ -1172,23 +1174,62 @@ void Matcher::State::CheckedClosings(const grammar::Thread& t, std::span<uint32_
 // string frame alone, and the closing tokens are checked (the automaton's split, and its
 // tokens, computed once per state and kept with the grammar). False, with nothing done, when
 // so few tokens are safe that a walk costs less.
-bool Matcher::State::SplitString(const grammar::Thread& t, std::span<uint32_t> mask) {
-  const grammar::Frame& top = t.frames.back();
-  const uint32_t dfa = grammar.specs.values[top.spec].string.dfa;
-  const uint64_t key = uint64_t{dfa} << 32 | top.a;
-  std::shared_ptr<const grammar::SplitTokens> tokens;
+// The tokens through the byte split of automaton `dfa` in `state`, computed on first use and
+// kept with the grammar.
+std::shared_ptr<const grammar::SplitTokens> Matcher::State::SplitTokensOf(uint32_t dfa,
+                                                                          uint32_t state) {
+  const uint64_t key = uint64_t{dfa} << 32 | state;
   {
     std::lock_guard<std::mutex> lock(grammar.split_mutex);
     auto found = grammar.splits.find(key);
-    if (found != grammar.splits.end()) tokens = found->second;
+    if (found != grammar.splits.end()) return found->second;
   }
-  if (tokens == nullptr) {
-    const grammar::ByteSplit split =
-        grammar::SplitBytes(grammar.specs.dfas[dfa], grammar.specs.dfa_reach[dfa], top.a);
-    tokens = grammar.index->SplitTokensFor(split.safe, split.kill);
-    std::lock_guard<std::mutex> lock(grammar.split_mutex);
-    grammar.splits.emplace(key, tokens);
+  const grammar::ByteSplit split =
+      grammar::SplitBytes(grammar.specs.dfas[dfa], grammar.specs.dfa_reach[dfa], state);
+  auto tokens = grammar.index->SplitTokensFor(split.safe, split.kill);
+  std::lock_guard<std::mutex> lock(grammar.split_mutex);
+  grammar.splits.emplace(key, tokens);
+  return tokens;
+}
+
+// A key of a closed object under patternProperties where no declared name continues it, in
+// the lexer's plain state: as SplitString does for a string, the tokens of the pattern
+// state's safe bytes stay inside the name, those that must be stepped are stepped with the
+// key pair, and the closing tokens are decided as for an open object (PatternKeyClosings).
+// False (nothing done) when the trie must be walked.
+bool Matcher::State::SplitKey(const grammar::Thread& t, std::span<uint32_t> mask) {
+  const grammar::Frame& top = t.frames.back();
+  const grammar::Frame& object = t.frames[t.frames.size() - 2];
+  const grammar::ObjectSpec& o = grammar.specs.objects[grammar.specs.values[object.spec].object];
+  if (top.d == kDeadState || top.b != grammar::kLexNormal) return false;
+  if (top.a != grammar::kNone && o.names.first_rank(top.a) != o.names.last_rank(top.a)) {
+    return false;  // a declared name's text may leave the pattern
   }
+  const auto tokens = SplitTokensOf(o.pattern_dfa, top.d);
+  if (tokens->safe_count < grammar.vocabulary->size() / 32) return false;
+  const grammar::TokenMask& inside = grammar.index->string_classes[grammar::kLexNormal].inside;
+  inside.OrIntoAnd(mask, tokens->safe_only);
+  SetKeyPair(t);
+  for (uint32_t token : tokens->stepped) {
+    if (!inside.Has(token)) continue;
+    key_pair.frames.back() = top;
+    bool taken = true;
+    for (char c : grammar.vocabulary->bytes(token)) {
+      if (runtime.StepKeyOnly(key_pair, static_cast<uint8_t>(c)) != 1) {
+        taken = false;
+        break;
+      }
+    }
+    if (taken) SetBit(mask, token);
+  }
+  PatternKeyClosings(t, mask);
+  return true;
+}
+
+bool Matcher::State::SplitString(const grammar::Thread& t, std::span<uint32_t> mask) {
+  const grammar::Frame& top = t.frames.back();
+  const uint32_t dfa = grammar.specs.values[top.spec].string.dfa;
+  const auto tokens = SplitTokensOf(dfa, top.a);
   // Few safe tokens (under 1 in 32, 4,000 of Llama 3's): the automaton prunes a walk early,
   // which costs less than checking every closing token.
   if (tokens->safe_count < grammar.vocabulary->size() / 32) return false;
@@ -1257,7 +1298,7 @@ bool Matcher::State::FastThread(size_t index, std::span<uint32_t> mask) {
         (o.pattern_dfa != grammar::kNone && top.d != kDeadState &&
          specs.dfa_reach[o.pattern_dfa].death[top.d] > grammar.index->max_token_bytes);
     if (o.pattern_dfa != grammar::kNone && !any_name) {
-      PatternKeyWalk(loaded, mask);
+      if (!SplitKey(loaded, mask)) PatternKeyWalk(loaded, mask);
       return true;
     }
     if (!any_name) return false;
