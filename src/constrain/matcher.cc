@@ -171,6 +171,8 @@ struct Matcher::State {
                   const grammar::StringClass* cls = nullptr);
   enum class StringPath : uint8_t { kClass, kCheckClosings, kSplit, kWalk };
   bool SplitString(const grammar::Thread& thread, std::span<uint32_t> mask);
+  void StepSplitSubtrees(const grammar::SplitTokens& tokens, const grammar::Frame& top,
+                         std::span<uint32_t> mask);
   bool SplitKey(const grammar::Thread& thread, std::span<uint32_t> mask);
   std::shared_ptr<const grammar::SplitTokens> SplitTokensOf(uint32_t dfa, uint32_t state);
   StringPath StringPathFor(const grammar::Frame& top, const grammar::StringSpec& spec,
@@ -1235,23 +1237,46 @@ bool Matcher::State::SplitString(const grammar::Thread& t, std::span<uint32_t> m
   if (tokens->safe_count < grammar.vocabulary->size() / 32) return false;
   const grammar::TokenMask& inside = grammar.index->string_classes[grammar::kLexNormal].inside;
   inside.OrIntoAnd(mask, tokens->safe_only);
-  const ByteDfa* automaton = &grammar.specs.dfas[dfa];
-  const uint32_t* to_accept = grammar.specs.dfa_min_to_accept[dfa].data();
-  for (uint32_t token : tokens->stepped) {
-    if (!inside.Has(token)) continue;
-    grammar::Frame frame = top;
-    StringLevel level{top.a, top.b, top.c, top.count};
-    bool taken = true;
-    for (char c : grammar.vocabulary->bytes(token)) {
-      if (StepLevel(level, static_cast<uint8_t>(c), frame, automaton, to_accept) != 1) {
-        taken = false;
-        break;
-      }
-    }
-    if (taken) SetBit(mask, token);
-  }
+  StepSplitSubtrees(*tokens, top, mask);
   CheckedClosings(t, mask);
   return true;
+}
+
+// The stepped tokens of a string's byte split, a subtree of the trie at a time: its path of
+// safe bytes, then its nodes, each byte through the string frame alone; a token is allowed
+// when every byte of it stays inside the string (its closing quote is CheckedClosings').
+void Matcher::State::StepSplitSubtrees(const grammar::SplitTokens& tokens,
+                                       const grammar::Frame& top, std::span<uint32_t> mask) {
+  const grammar::FlatTrie& trie = grammar.index->trie;
+  if (string_levels.size() < trie.max_depth + 1) string_levels.resize(trie.max_depth + 1);
+  const uint32_t dfa = grammar.specs.values[top.spec].string.dfa;
+  const ByteDfa* automaton = &grammar.specs.dfas[dfa];
+  const uint32_t* to_accept = grammar.specs.dfa_min_to_accept[dfa].data();
+  grammar::Frame frame = top;
+  for (size_t k = 0; k < tokens.stepped_roots.size(); ++k) {
+    StringLevel level{top.a, top.b, top.c, top.count};
+    bool alive = true;
+    for (uint32_t p = tokens.stepped_path_begin[k]; alive && p < tokens.stepped_path_begin[k + 1];
+         ++p) {
+      alive = StepLevel(level, static_cast<uint8_t>(tokens.stepped_paths[p]), frame, automaton,
+                        to_accept) == 1;
+    }
+    if (!alive) continue;
+    const uint32_t root = tokens.stepped_roots[k];
+    string_levels[trie.depth[root] - 1u] = level;
+    for (size_t i = root; i < trie.skip[root];) {
+      const size_t depth = trie.depth[i];
+      level = string_levels[depth - 1];
+      if (StepLevel(level, trie.byte[i], frame, automaton, to_accept) != 1) {
+        i = trie.skip[i];
+        continue;
+      }
+      for (uint32_t v = trie.begin[i]; v < trie.begin[i + 1]; ++v)
+        SetBit(mask, trie.values[v]);
+      string_levels[depth] = level;
+      ++i;
+    }
+  }
 }
 
 // Handles thread `index` of the current state with a string class when it can; false when

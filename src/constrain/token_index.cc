@@ -384,23 +384,30 @@ std::shared_ptr<const SplitTokens> VocabIndex::SplitTokensFor(const ByteSet& saf
   // Down the trie (every non-special token) through safe bytes only: the tokens ending on
   // the way are safe; below the first other byte, a whole subtree is refused (that byte
   // kills) or stepped.
+  std::string path;  // the bytes from the root to the node's parent
   for (size_t i = 0; i < trie.size();) {
     const uint8_t first = trie.byte[i];
+    path.resize(trie.depth[i] - 1u);
     if (text.Has(first)) {
       for (uint32_t k = trie.begin[i]; k < trie.begin[i + 1]; ++k) {
         const uint32_t id = trie.values[k];
         tokens->safe_only[id / 32] |= 1u << (id % 32);
         ++tokens->safe_count;
       }
+      path.push_back(static_cast<char>(first));
       ++i;
       continue;
     }
     if (first == '\\' || (first >= 0x20 && first != '"' && !kill.Has(first))) {
       tokens->stepped.insert(tokens->stepped.end(), trie.values.begin() + trie.begin[i],
                              trie.values.begin() + trie.begin[trie.skip[i]]);
+      tokens->stepped_path_begin.push_back(static_cast<uint32_t>(tokens->stepped_paths.size()));
+      tokens->stepped_roots.push_back(static_cast<uint32_t>(i));
+      tokens->stepped_paths += path;
     }
     i = trie.skip[i];
   }
+  tokens->stepped_path_begin.push_back(static_cast<uint32_t>(tokens->stepped_paths.size()));
   std::lock_guard<std::mutex> lock(split_mutex_);
   if (split_sets_.size() < kMaxSplitTokenSets) split_sets_.push_back({key, tokens});
   return tokens;

@@ -162,6 +162,12 @@ struct SplitTokens {
   std::vector<uint32_t> safe_only;
   size_t safe_count = 0;  // tokens in safe_only
   std::vector<uint32_t> stepped;
+  // The same tokens as whole subtrees of the vocabulary's trie: root node stepped_roots[k],
+  // reached through the safe bytes stepped_paths[stepped_path_begin[k] ..
+  // stepped_path_begin[k + 1]), so that tokens sharing a beginning are stepped through it once.
+  std::vector<uint32_t> stepped_roots;
+  std::string stepped_paths;
+  std::vector<uint32_t> stepped_path_begin;  // stepped_roots.size() + 1 entries
 };
 
 struct VocabIndex {
