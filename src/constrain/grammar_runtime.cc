@@ -322,6 +322,8 @@ bool Runtime::PushValue(Thread& thread, SpecId spec_id, int byte) {
     frame.kind = FrameKind::kString;
     frame.phase = 0xFF;
     frame.a = spec.string.dfa == kNone ? 0 : specs_.dfas[spec.string.dfa].start();
+    // A pattern that matches nothing (`x^`): no string of this alternative can be written.
+    if (spec.string.dfa != kNone && frame.a == kDeadState) return false;
   } else if (number_byte && (spec.types & (kTypeInteger | kTypeNumber)) != 0) {
     frame.kind = FrameKind::kNumber;
   } else if ((byte == 't' || byte == 'f') && (spec.types & kTypeBoolean) != 0) {

@@ -52,6 +52,14 @@ TEST(GrammarBytes, GenericJson) {
            "\"\xc0\xaf\"", "\"\xed\xa0\x80\"", "[1 2]", ""}}});
 }
 
+// A pattern that matches nothing leaves no string of its alternative to write; the others
+// still serve (and a mask over such a grammar is filled without reading its automaton).
+TEST(GrammarBytes, PatternThatMatchesNothing) {
+  Check({{R"({"anyOf":[{"type":"string","pattern":"!^[a-z]+$"},{"enum":[1,"x",null]}]})",
+          {"1", "\"x\"", "null"},
+          {"\"abc\"", "\"!\"", "\"\""}}});
+}
+
 TEST(GrammarBytes, Types) {
   Check({{R"({"type":"integer"})", {"0", "-12", "3.0"}, {"1.5", "1e2", "\"1\""}},
          {R"({"type":["string","null"]})", {"\"x\"", "null"}, {"1", "{}"}},
