@@ -134,6 +134,17 @@ class Runtime {
   // object's seen bits with it): 1 taken, 0 refused, 2 the closing quote, the name not yet
   // closed (Feed closes it).
   int StepKeyOnly(Thread& thread, int byte);
+  // The bytes that can follow a member name's closing quote in any object: the colon, and
+  // whitespace where it is allowed.
+  ByteSet AfterNameBytes() const {
+    ByteSet bytes;
+    bytes.Set(':');
+    if (options_.flexible_whitespace) {
+      for (const uint8_t blank : {' ', '\t', '\n', '\r'})
+        bytes.Set(blank);
+    }
+    return bytes;
+  }
   // Pops the complete value on top of `thread` as if its end had been read.
   void PopValue(Thread& thread) {
     thread.frames.pop_back();

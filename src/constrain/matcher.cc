@@ -171,8 +171,9 @@ struct Matcher::State {
                   const grammar::StringClass* cls = nullptr);
   enum class StringPath : uint8_t { kClass, kCheckClosings, kSplit, kWalk };
   bool SplitString(const grammar::Thread& thread, std::span<uint32_t> mask);
-  void StepSplitSubtrees(const grammar::SplitTokens& tokens, const grammar::Frame& top,
-                         std::span<uint32_t> mask);
+  template <typename Level, typename StepByte>
+  void StepSplitSubtrees(const grammar::SplitTokens& tokens, const Level& start,
+                         std::vector<Level>& by_depth, StepByte step, std::span<uint32_t> mask);
   bool SplitKey(const grammar::Thread& thread, std::span<uint32_t> mask);
   std::shared_ptr<const grammar::SplitTokens> SplitTokensOf(uint32_t dfa, uint32_t state);
   StringPath StringPathFor(const grammar::Frame& top, const grammar::StringSpec& spec,
@@ -195,7 +196,8 @@ struct Matcher::State {
   void ForDeclaredKeyTokens(Each each) const;
   void DecideDeclaredKeyTokens(const grammar::Thread& thread, std::span<uint32_t> mask);
   bool FastNumber(std::span<uint32_t> mask);
-  void NumberFrameWalk(std::span<uint32_t> mask);
+  void NumberFrameWalk(const grammar::Thread& thread, std::span<uint32_t> mask);
+  grammar::Thread number_fresh;  // one alternative's fresh number, for NumberStartFromClass
   std::vector<grammar::Frame> number_levels;  // per depth of NumberFrameWalk
   ThreadSet number_post;                      // the state after the number, for it
   struct KeyPost {
@@ -647,13 +649,12 @@ bool Matcher::State::NumberStartFromClass(const ThreadSet& start, std::span<uint
   if (number_start.empty()) return false;
   number_start.Dedupe(words);  // one per alternative, whichever bytes it takes
   for (size_t i = 0; i < number_start.size(); ++i) {
-    number_start.Load(i, words, loaded);
-    const grammar::NumberSpec& spec = grammar.specs.values[loaded.frames.back().spec].number;
+    number_start.Load(i, words, number_fresh);
+    const grammar::NumberSpec& spec = grammar.specs.values[number_fresh.frames.back().spec].number;
     if (BoundsIrrelevant(spec, false) && BoundsIrrelevant(spec, true)) {
-      thread = loaded;
-      NumberFromClass(thread, NumberClassOf(spec, grammar::kNumStart), mask);
+      NumberFromClass(number_fresh, NumberClassOf(spec, grammar::kNumStart), mask);
     } else {
-      NumberFrameWalk(mask);
+      NumberFrameWalk(number_fresh, mask);
     }
   }
   return true;
@@ -882,10 +883,9 @@ void Matcher::State::PatternKeyClosings(const grammar::Thread& t, std::span<uint
   };
   for (auto [token, code_points] : cls.close_exactly)
     check(token, grammar::kNone);
+  const grammar::ByteSet after_name = runtime.AfterNameBytes();
   for (uint32_t group = 0; group < cls.members.size(); ++group) {
-    // A member name's closing quote is followed by whitespace or the colon, in any object.
-    const uint8_t first = cls.suffix_first[group];
-    if (first != ':' && first != ' ' && first != '\t' && first != '\n' && first != '\r') continue;
+    if (!after_name.Has(cls.suffix_first[group])) continue;
     for (auto [token, code_points] : cls.members[group])
       check(token, group);
   }
@@ -1051,15 +1051,15 @@ bool Matcher::State::FastNumber(std::span<uint32_t> mask) {
 }
 
 // A number the classes cannot serve (bounds that can refuse it, or too close to a digit
-// limit), on top of the thread in `loaded`: the bytes that continue it are walked with the
+// limit), on top of `t`: the bytes that continue it are walked with the
 // number frame alone (a 48-byte copy per level, no thread copied), and where a token's byte
 // ends it, complete and within bounds, the rest of that token is walked from the state after
 // the number. The tokens that end it at their first byte come from WalkVocabulary there.
-void Matcher::State::NumberFrameWalk(std::span<uint32_t> mask) {
+void Matcher::State::NumberFrameWalk(const grammar::Thread& t, std::span<uint32_t> mask) {
   const grammar::FlatTrie& trie = grammar.index->trie;
   if (number_levels.size() < trie.max_depth + 1) number_levels.resize(trie.max_depth + 1);
-  const grammar::Frame top = loaded.frames.back();
-  thread = loaded;
+  const grammar::Frame top = t.frames.back();
+  thread = t;
   runtime.PopValue(thread);
   number_post.Clear();
   number_post.Append(thread, grammar.specs.seen_words);
@@ -1171,11 +1171,6 @@ void Matcher::State::CheckedClosings(const grammar::Thread& t, std::span<uint32_
   });
 }
 
-// A string whose automaton some token can kill: the tokens of the state's safe bytes pass
-// (those the lexer lets stay inside), those that must be stepped are stepped through the
-// string frame alone, and the closing tokens are checked (the automaton's split, and its
-// tokens, computed once per state and kept with the grammar). False, with nothing done, when
-// so few tokens are safe that a walk costs less.
 // The tokens through the byte split of automaton `dfa` in `state`, computed on first use and
 // kept with the grammar.
 std::shared_ptr<const grammar::SplitTokens> Matcher::State::SplitTokensOf(uint32_t dfa,
@@ -1212,22 +1207,27 @@ bool Matcher::State::SplitKey(const grammar::Thread& t, std::span<uint32_t> mask
   const grammar::TokenMask& inside = grammar.index->string_classes[grammar::kLexNormal].inside;
   inside.OrIntoAnd(mask, tokens->safe_only);
   SetKeyPair(t);
-  for (uint32_t token : tokens->stepped) {
-    if (!inside.Has(token)) continue;
-    key_pair.frames.back() = top;
-    bool taken = true;
-    for (char c : grammar.vocabulary->bytes(token)) {
-      if (runtime.StepKeyOnly(key_pair, static_cast<uint8_t>(c)) != 1) {
-        taken = false;
-        break;
-      }
-    }
-    if (taken) SetBit(mask, token);
+  if (key_levels.size() < grammar.index->trie.max_depth + 1) {
+    key_levels.resize(grammar.index->trie.max_depth + 1);
   }
+  StepSplitSubtrees(
+      *tokens, top, key_levels,
+      [&](grammar::Frame& key, uint8_t byte) {
+        key_pair.frames.back() = key;
+        const bool stays = runtime.StepKeyOnly(key_pair, byte) == 1;
+        key = key_pair.frames.back();
+        return stays;
+      },
+      mask);
   PatternKeyClosings(t, mask);
   return true;
 }
 
+// A string whose automaton some token can kill: the tokens of the state's safe bytes pass
+// (those the lexer lets stay inside), those that must be stepped are stepped through the
+// string frame alone, and the closing tokens are checked (the automaton's split, and its
+// tokens, computed once per state and kept with the grammar). False, with nothing done, when
+// so few tokens are safe that a walk costs less.
 bool Matcher::State::SplitString(const grammar::Thread& t, std::span<uint32_t> mask) {
   const grammar::Frame& top = t.frames.back();
   const uint32_t dfa = grammar.specs.values[top.spec].string.dfa;
@@ -1237,43 +1237,51 @@ bool Matcher::State::SplitString(const grammar::Thread& t, std::span<uint32_t> m
   if (tokens->safe_count < grammar.vocabulary->size() / 32) return false;
   const grammar::TokenMask& inside = grammar.index->string_classes[grammar::kLexNormal].inside;
   inside.OrIntoAnd(mask, tokens->safe_only);
-  StepSplitSubtrees(*tokens, top, mask);
+  if (string_levels.size() < grammar.index->trie.max_depth + 1) {
+    string_levels.resize(grammar.index->trie.max_depth + 1);
+  }
+  const ByteDfa* automaton = &grammar.specs.dfas[dfa];
+  const uint32_t* to_accept = grammar.specs.dfa_min_to_accept[dfa].data();
+  grammar::Frame frame = top;
+  StepSplitSubtrees(
+      *tokens, StringLevel{top.a, top.b, top.c, top.count}, string_levels,
+      [&](StringLevel& level, uint8_t byte) {
+        return StepLevel(level, byte, frame, automaton, to_accept) == 1;
+      },
+      mask);
   CheckedClosings(t, mask);
   return true;
 }
 
-// The stepped tokens of a string's byte split, a subtree of the trie at a time: its path of
-// safe bytes, then its nodes, each byte through the string frame alone; a token is allowed
-// when every byte of it stays inside the string (its closing quote is CheckedClosings').
-void Matcher::State::StepSplitSubtrees(const grammar::SplitTokens& tokens,
-                                       const grammar::Frame& top, std::span<uint32_t> mask) {
+// The stepped tokens of a byte split, a subtree of the trie at a time: its path of safe bytes,
+// then its nodes, each byte through `step` (the frame's state at that depth, kept in
+// `by_depth`); a token is allowed when every byte of it stays inside the string or name (its
+// closing quote is decided apart).
+template <typename Level, typename StepByte>
+void Matcher::State::StepSplitSubtrees(const grammar::SplitTokens& tokens, const Level& start,
+                                       std::vector<Level>& by_depth, StepByte step,
+                                       std::span<uint32_t> mask) {
   const grammar::FlatTrie& trie = grammar.index->trie;
-  if (string_levels.size() < trie.max_depth + 1) string_levels.resize(trie.max_depth + 1);
-  const uint32_t dfa = grammar.specs.values[top.spec].string.dfa;
-  const ByteDfa* automaton = &grammar.specs.dfas[dfa];
-  const uint32_t* to_accept = grammar.specs.dfa_min_to_accept[dfa].data();
-  grammar::Frame frame = top;
   for (size_t k = 0; k < tokens.stepped_roots.size(); ++k) {
-    StringLevel level{top.a, top.b, top.c, top.count};
+    Level level = start;
     bool alive = true;
     for (uint32_t p = tokens.stepped_path_begin[k]; alive && p < tokens.stepped_path_begin[k + 1];
          ++p) {
-      alive = StepLevel(level, static_cast<uint8_t>(tokens.stepped_paths[p]), frame, automaton,
-                        to_accept) == 1;
+      alive = step(level, static_cast<uint8_t>(tokens.stepped_paths[p]));
     }
     if (!alive) continue;
     const uint32_t root = tokens.stepped_roots[k];
-    string_levels[trie.depth[root] - 1u] = level;
+    by_depth[trie.depth[root] - 1u] = level;
     for (size_t i = root; i < trie.skip[root];) {
       const size_t depth = trie.depth[i];
-      level = string_levels[depth - 1];
-      if (StepLevel(level, trie.byte[i], frame, automaton, to_accept) != 1) {
+      level = by_depth[depth - 1];
+      if (!step(level, trie.byte[i])) {
         i = trie.skip[i];
         continue;
       }
       for (uint32_t v = trie.begin[i]; v < trie.begin[i + 1]; ++v)
         SetBit(mask, trie.values[v]);
-      string_levels[depth] = level;
+      by_depth[depth] = level;
       ++i;
     }
   }
@@ -1285,7 +1293,7 @@ bool Matcher::State::FastThread(size_t index, std::span<uint32_t> mask) {
   const grammar::Frame& top = current.top(index);
   if (top.kind == FrameKind::kNumber) {
     current.Load(index, grammar.specs.seen_words, loaded);
-    if (!FastNumber(mask)) NumberFrameWalk(mask);
+    if (!FastNumber(mask)) NumberFrameWalk(loaded, mask);
     return true;
   }
   const grammar::Specs& specs = grammar.specs;

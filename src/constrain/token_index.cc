@@ -399,8 +399,6 @@ std::shared_ptr<const SplitTokens> VocabIndex::SplitTokensFor(const ByteSet& saf
       continue;
     }
     if (first == '\\' || (first >= 0x20 && first != '"' && !kill.Has(first))) {
-      tokens->stepped.insert(tokens->stepped.end(), trie.values.begin() + trie.begin[i],
-                             trie.values.begin() + trie.begin[trie.skip[i]]);
       tokens->stepped_path_begin.push_back(static_cast<uint32_t>(tokens->stepped_paths.size()));
       tokens->stepped_roots.push_back(static_cast<uint32_t>(i));
       tokens->stepped_paths += path;

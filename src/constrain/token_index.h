@@ -155,16 +155,14 @@ inline constexpr uint32_t kNumberPhases = 9;  // kNumStart .. kNumExp
 
 // The tokens as a string automaton's state sees them through its ByteSplit (grammar_specs.h),
 // from the start state of a string's lexer: `safe_only` (a bitmask) holds the tokens of safe
-// bytes only; `stepped` those whose first byte outside the safe ones neither kills nor closes
-// the string (a backslash among them: its escape decodes to another byte). The rest are
-// refused, or close the string.
+// bytes only. Those whose first byte outside the safe ones neither kills nor closes the string
+// (a backslash among them: its escape decodes to another byte) must be stepped: they are whole
+// subtrees of the vocabulary's trie, root node stepped_roots[k] reached through the safe bytes
+// stepped_paths[stepped_path_begin[k] .. stepped_path_begin[k + 1]), so that tokens sharing a
+// beginning are stepped through it once. The rest are refused, or close the string.
 struct SplitTokens {
   std::vector<uint32_t> safe_only;
   size_t safe_count = 0;  // tokens in safe_only
-  std::vector<uint32_t> stepped;
-  // The same tokens as whole subtrees of the vocabulary's trie: root node stepped_roots[k],
-  // reached through the safe bytes stepped_paths[stepped_path_begin[k] ..
-  // stepped_path_begin[k + 1]), so that tokens sharing a beginning are stepped through it once.
   std::vector<uint32_t> stepped_roots;
   std::string stepped_paths;
   std::vector<uint32_t> stepped_path_begin;  // stepped_roots.size() + 1 entries
