@@ -21,6 +21,8 @@ namespace crux::constrain {
 using grammar::FrameKind;
 using grammar::ThreadSet;
 
+struct StringInside;
+
 struct CompiledGrammar::Impl {
   grammar::Specs specs;
   GrammarOptions options;
@@ -30,6 +32,38 @@ struct CompiledGrammar::Impl {
   // Per (automaton, state): the tokens through the state's ByteSplit, on first use.
   mutable std::mutex split_mutex;
   mutable std::unordered_map<uint64_t, std::shared_ptr<const grammar::SplitTokens>> splits;
+  // Per (string spec, automaton state) of a byte split: the tokens that stay inside the
+  // string, on first use. At most kMaxInsideBytes of them in all; past it, stepped each time.
+  mutable std::unordered_map<uint64_t, std::shared_ptr<const StringInside>> insides;
+  mutable size_t inside_bytes = 0;
+  static constexpr size_t kMaxInsideBytes = size_t{16} << 20;
+};
+
+// The tokens that stay inside a string from one state of its automaton (lexer in its plain
+// state), stepped once from a count of 0. A token's need is the most that count plus the
+// code points the automaton still needs reaches on its way: with r code points left, a token
+// stays inside exactly when its need is at most r.
+struct StringInside {
+  grammar::TokenMask all;  // every token inside, when no length bound can refuse one
+  // The split's safe tokens stay in states that need from `safe_need_low` to `safe_need_high`
+  // more code points: when both are equal, a safe token's need is its code points plus that.
+  uint32_t safe_need_low = 0;
+  uint32_t safe_need_high = 0;
+  // The stepped tokens without escapes whose need is over need_floor, by need: need n's are
+  // by_need[need_begin[n]] up to by_need[need_begin[n + 1]]. The floor is the lowest that
+  // keeps at most kMostByNeed of them: with fewer code points left than it, the string is
+  // walked.
+  uint32_t need_floor = 0;
+  std::vector<uint32_t> by_need;
+  std::vector<uint32_t> need_begin;
+  grammar::TokenMask stepped;     // the same tokens
+  std::vector<uint32_t> escaped;  // stepped tokens with an escape: stepped one by one
+  std::shared_ptr<const grammar::SplitTokens> tokens;
+  static constexpr size_t kMostByNeed = 16384;
+  size_t memory_bytes() const {
+    return all.memory_bytes() + stepped.memory_bytes() +
+           (by_need.size() + need_begin.size() + escaped.size()) * 4;
+  }
 };
 
 CompiledGrammar::CompiledGrammar(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -171,9 +205,17 @@ struct Matcher::State {
                   const grammar::StringClass* cls = nullptr);
   enum class StringPath : uint8_t { kClass, kCheckClosings, kSplit, kWalk };
   bool SplitString(const grammar::Thread& thread, std::span<uint32_t> mask);
-  template <typename Level, typename StepByte>
+  template <typename Level, typename StepByte, typename OnToken>
   void StepSplitSubtrees(const grammar::SplitTokens& tokens, const Level& start,
-                         std::vector<Level>& by_depth, StepByte step, std::span<uint32_t> mask);
+                         std::vector<Level>& by_depth, StepByte step, OnToken on_token);
+  bool BoundedInside(const grammar::Frame& top, const StringInside& inside, uint64_t left,
+                     std::span<uint32_t> mask);
+  const StringInside* StringInsideOf(const grammar::Frame& top);
+  std::shared_ptr<StringInside> MakeStringInside(
+      const grammar::Frame& top, std::shared_ptr<const grammar::SplitTokens> tokens);
+  void FinishStringInside(StringInside& made, uint32_t dfa, uint32_t state,
+                          std::shared_ptr<const grammar::SplitTokens> tokens);
+  std::shared_ptr<StringInside> unkept_inside;  // one past the grammar's budget
   bool SplitKey(const grammar::Thread& thread, std::span<uint32_t> mask);
   std::shared_ptr<const grammar::SplitTokens> SplitTokensOf(uint32_t dfa, uint32_t state);
   StringPath StringPathFor(const grammar::Frame& top, const grammar::StringSpec& spec,
@@ -238,6 +280,16 @@ struct Matcher::State {
     uint32_t count;
   };
   std::vector<StringLevel> string_levels;
+  // Per level of MakeStringInside's steps: the level, its need so far, and whether an escape
+  // was stepped on the way.
+  struct NeedLevel {
+    StringLevel level;
+    uint32_t need;
+    bool escaped;
+  };
+  std::vector<NeedLevel> need_levels;
+  std::vector<std::pair<uint32_t, uint32_t>> need_pairs;  // (need, token) of MakeStringInside
+  std::vector<uint32_t> inside_words;                     // BoundedInside's stepped tokens that fit
   // FastKey's tokens whose fate depends on the declared name, and their bits before it.
   std::vector<std::pair<size_t, uint32_t>> declared_nodes;  // (trie node, rank)
   std::vector<uint32_t> declared_escapes;
@@ -1106,9 +1158,9 @@ Matcher::State::StringPath Matcher::State::StringPathFor(
     const size_t longest = grammar.index->max_token_bytes;
     if (reach.death[top.a] <= longest) {
       // Some token can kill the automaton: the state's split of bytes decides most of them.
+      // SplitString decides where a length bound binds.
       if (from_class != nullptr || top.b != grammar::kLexNormal) return StringPath::kWalk;
-      path = StringPath::kSplit;
-      needed = reach.max_to_accept;
+      return StringPath::kSplit;
     } else if (reach.unsettled[top.a] <= longest) {
       path = StringPath::kCheckClosings;
       needed = reach.max_to_accept;
@@ -1218,49 +1270,203 @@ bool Matcher::State::SplitKey(const grammar::Thread& t, std::span<uint32_t> mask
         key = key_pair.frames.back();
         return stays;
       },
-      mask);
+      [&](uint32_t token, const grammar::Frame&) { SetBit(mask, token); });
   PatternKeyClosings(t, mask);
   return true;
 }
 
-// A string whose automaton some token can kill: the tokens of the state's safe bytes pass
-// (those the lexer lets stay inside), those that must be stepped are stepped through the
-// string frame alone, and the closing tokens are checked (the automaton's split, and its
-// tokens, computed once per state and kept with the grammar). False, with nothing done, when
-// so few tokens are safe that a walk costs less.
+// A string whose automaton some token can kill: the tokens that stay inside come from the
+// state's StringInside (computed once), filtered by the code points left where a length
+// bound can refuse some of them, and the closing tokens are checked. False, with nothing
+// done, when the string must be walked: so few tokens are safe that a walk costs less, or a
+// length bound binds where the safe tokens' need is not known exactly.
 bool Matcher::State::SplitString(const grammar::Thread& t, std::span<uint32_t> mask) {
   const grammar::Frame& top = t.frames.back();
-  const uint32_t dfa = grammar.specs.values[top.spec].string.dfa;
-  const auto tokens = SplitTokensOf(dfa, top.a);
-  // Few safe tokens (under 1 in 32, 4,000 of Llama 3's): the automaton prunes a walk early,
-  // which costs less than checking every closing token.
-  if (tokens->safe_count < grammar.vocabulary->size() / 32) return false;
-  const grammar::TokenMask& inside = grammar.index->string_classes[grammar::kLexNormal].inside;
-  inside.OrIntoAnd(mask, tokens->safe_only);
-  if (string_levels.size() < grammar.index->trie.max_depth + 1) {
-    string_levels.resize(grammar.index->trie.max_depth + 1);
+  const grammar::StringSpec& spec = grammar.specs.values[top.spec].string;
+  const StringInside* inside = StringInsideOf(top);
+  if (inside == nullptr) return false;
+  const grammar::StringClass& cls = grammar.index->string_classes[grammar::kLexNormal];
+  const uint64_t left = spec.max_length == UINT64_MAX ? UINT64_MAX : spec.max_length - top.count;
+  if (left >=
+      uint64_t{cls.max_inside_code_points} + grammar.specs.dfa_reach[spec.dfa].max_to_accept) {
+    inside->all.OrInto(mask);
+  } else if (!BoundedInside(top, *inside, left, mask)) {
+    return false;
   }
-  const ByteDfa* automaton = &grammar.specs.dfas[dfa];
-  const uint32_t* to_accept = grammar.specs.dfa_min_to_accept[dfa].data();
-  grammar::Frame frame = top;
-  StepSplitSubtrees(
-      *tokens, StringLevel{top.a, top.b, top.c, top.count}, string_levels,
-      [&](StringLevel& level, uint8_t byte) {
-        return StepLevel(level, byte, frame, automaton, to_accept) == 1;
-      },
-      mask);
   CheckedClosings(t, mask);
   return true;
+}
+
+// The tokens inside a string with `left` code points left, where the bound can refuse some:
+// the safe tokens of at most `left` less their need code points, the stepped ones whose need
+// is at most `left`, and the escaped ones stepped one by one. False, with nothing done, when
+// the safe tokens' need is not one number.
+bool Matcher::State::BoundedInside(const grammar::Frame& top, const StringInside& inside,
+                                   uint64_t left, std::span<uint32_t> mask) {
+  const grammar::StringClass& cls = grammar.index->string_classes[grammar::kLexNormal];
+  const uint32_t safe_need = inside.safe_need_low;
+  if (left < inside.need_floor || inside.safe_need_high != safe_need ||
+      (left >= safe_need && left - safe_need >= cls.inside_at_most.size())) {
+    return false;
+  }
+  if (left >= safe_need) {
+    cls.inside_at_most[left - safe_need].OrIntoAnd(mask, inside.tokens->safe_only);
+  }
+  const std::vector<uint32_t>& by_need = inside.by_need;
+  const size_t fit =
+      left + 1 >= inside.need_begin.size() ? by_need.size() : inside.need_begin[left + 1];
+  if (inside.need_floor == 0 && fit * 2 <= by_need.size()) {
+    for (size_t i = 0; i < fit; ++i)
+      SetBit(mask, by_need[i]);
+  } else {
+    // Most fit: all of them, less those that do not, in a copy (the mask may hold them already).
+    inside_words.assign(mask.size(), 0);
+    inside.stepped.OrInto(inside_words);
+    for (size_t i = fit; i < by_need.size(); ++i)
+      inside_words[by_need[i] / 32] &= ~(1u << (by_need[i] % 32));
+    for (size_t i = 0; i < mask.size(); ++i)
+      mask[i] |= inside_words[i];
+  }
+  const uint32_t dfa = grammar.specs.values[top.spec].string.dfa;
+  const ByteDfa* automaton = &grammar.specs.dfas[dfa];
+  const uint32_t* to_accept = grammar.specs.dfa_min_to_accept[dfa].data();
+  for (uint32_t token : inside.escaped) {
+    grammar::Frame frame = top;
+    StringLevel level{top.a, top.b, top.c, top.count};
+    bool stays = true;
+    for (char c : grammar.vocabulary->bytes(token)) {
+      stays = stays && StepLevel(level, static_cast<uint8_t>(c), frame, automaton, to_accept) == 1;
+    }
+    if (stays) SetBit(mask, token);
+  }
+  return true;
+}
+
+// The StringInside of the string frame `top` (lexer in its plain state), computed on first
+// use; null when so few tokens are safe (under 1 in 32, 4,000 of Llama 3's) that the
+// automaton prunes a walk early, which costs less than checking every closing token.
+const StringInside* Matcher::State::StringInsideOf(const grammar::Frame& top) {
+  const uint64_t key = uint64_t{top.spec} << 32 | top.a;
+  {
+    std::lock_guard<std::mutex> lock(grammar.split_mutex);
+    auto found = grammar.insides.find(key);
+    if (found != grammar.insides.end()) return found->second.get();
+  }
+  const uint32_t dfa = grammar.specs.values[top.spec].string.dfa;
+  auto tokens = SplitTokensOf(dfa, top.a);
+  if (tokens->safe_count < grammar.vocabulary->size() / 32) return nullptr;
+  auto made = MakeStringInside(top, std::move(tokens));
+  std::lock_guard<std::mutex> lock(grammar.split_mutex);
+  auto found = grammar.insides.find(key);
+  if (found != grammar.insides.end()) return found->second.get();
+  if (grammar.inside_bytes + made->memory_bytes() > CompiledGrammar::Impl::kMaxInsideBytes) {
+    unkept_inside = std::move(made);  // over the grammar's budget: this state's own copy
+    return unkept_inside.get();
+  }
+  grammar.inside_bytes += made->memory_bytes();
+  return grammar.insides.emplace(key, std::move(made)).first->second.get();
+}
+
+// Steps the split's other tokens from `top` with a count of 0 (a length bound still refuses
+// what it refuses at any count), noting each one's need.
+std::shared_ptr<StringInside> Matcher::State::MakeStringInside(
+    const grammar::Frame& top, std::shared_ptr<const grammar::SplitTokens> tokens) {
+  auto made = std::make_shared<StringInside>();
+  const uint32_t dfa = grammar.specs.values[top.spec].string.dfa;
+  const ByteDfa* automaton = &grammar.specs.dfas[dfa];
+  const uint32_t* to_accept = grammar.specs.dfa_min_to_accept[dfa].data();
+  if (need_levels.size() < grammar.index->trie.max_depth + 1) {
+    need_levels.resize(grammar.index->trie.max_depth + 1);
+  }
+  need_pairs.clear();
+  grammar::Frame frame = top;
+  StepSplitSubtrees(
+      *tokens, NeedLevel{{top.a, top.b, top.c, 0}, 0, false}, need_levels,
+      [&](NeedLevel& at, uint8_t byte) {
+        const StringLevel& level = at.level;
+        at.escaped =
+            at.escaped ||
+            ((level.lexer < grammar::kLexCont1 || level.lexer >= grammar::kLexEscape) &&
+             !(level.lexer == grammar::kLexNormal && byte >= 0x20 && byte != '"' && byte != '\\'));
+        if (StepLevel(at.level, byte, frame, automaton, to_accept) != 1) return false;
+        at.need = std::max(at.need, at.level.count + to_accept[at.level.dfa]);
+        return true;
+      },
+      [&](uint32_t token, const NeedLevel& at) {
+        if (at.escaped) {
+          made->escaped.push_back(token);
+        } else {
+          need_pairs.emplace_back(at.need, token);
+        }
+      });
+  FinishStringInside(*made, dfa, top.a, std::move(tokens));
+  return made;
+}
+
+// The masks of a StringInside from its stepped tokens, and its safe tokens' need.
+void Matcher::State::FinishStringInside(StringInside& made, uint32_t dfa, uint32_t state,
+                                        std::shared_ptr<const grammar::SplitTokens> tokens) {
+  const size_t words = grammar.vocabulary->mask_words();
+  std::vector<uint32_t> stepped(words, 0);
+  for (auto [need, token] : need_pairs)
+    SetBit(stepped, token);
+  // A counting sort by need (needs are small), of the needs over the floor.
+  uint32_t most = 0;
+  for (auto [need, token] : need_pairs)
+    most = std::max(most, need);
+  std::vector<uint32_t> count(size_t{most} + 2, 0);
+  for (auto [need, token] : need_pairs)
+    ++count[need];
+  size_t over = need_pairs.size();
+  while (over > StringInside::kMostByNeed) {
+    over -= count[made.need_floor];
+    ++made.need_floor;
+  }
+  made.need_begin.assign(size_t{most} + 2, 0);
+  for (uint32_t n = made.need_floor; n <= most; ++n)
+    made.need_begin[n + 1] = made.need_begin[n] + count[n];
+  made.by_need.resize(over);
+  std::vector<uint32_t> next(made.need_begin.begin(), made.need_begin.end() - 1);
+  for (auto [need, token] : need_pairs) {
+    if (need >= made.need_floor) made.by_need[next[need]++] = token;
+  }
+  std::vector<uint32_t> all = stepped;
+  for (uint32_t token : made.escaped)
+    SetBit(all, token);
+  grammar.index->string_classes[grammar::kLexNormal].inside.OrIntoAnd(all, tokens->safe_only);
+  made.stepped = grammar::TokenMask(std::move(stepped));
+  made.all = grammar::TokenMask(std::move(all));
+  // The states the safe bytes reach from `state`, and what each still needs.
+  const ByteDfa& automaton = grammar.specs.dfas[dfa];
+  const std::vector<uint32_t>& to_accept = grammar.specs.dfa_min_to_accept[dfa];
+  const grammar::ByteSplit split =
+      grammar::SplitBytes(automaton, grammar.specs.dfa_reach[dfa], state);
+  std::vector<uint32_t> reached{state};
+  std::vector<uint8_t> seen(automaton.state_count(), 0);
+  seen[state] = 1;
+  made.safe_need_low = made.safe_need_high = to_accept[state];
+  for (size_t head = 0; head < reached.size(); ++head) {
+    for (int byte = 0x20; byte < 256; ++byte) {
+      if (!split.safe.Has(static_cast<uint8_t>(byte)) || byte == '"' || byte == '\\') continue;
+      const uint32_t to = automaton.Step(reached[head], static_cast<uint8_t>(byte));
+      if (to == kDeadState || seen[to] != 0) continue;
+      seen[to] = 1;
+      reached.push_back(to);
+      made.safe_need_low = std::min(made.safe_need_low, to_accept[to]);
+      made.safe_need_high = std::max(made.safe_need_high, to_accept[to]);
+    }
+  }
+  made.tokens = std::move(tokens);
 }
 
 // The stepped tokens of a byte split, a subtree of the trie at a time: its path of safe bytes,
 // then its nodes, each byte through `step` (the frame's state at that depth, kept in
 // `by_depth`); a token is allowed when every byte of it stays inside the string or name (its
 // closing quote is decided apart).
-template <typename Level, typename StepByte>
+template <typename Level, typename StepByte, typename OnToken>
 void Matcher::State::StepSplitSubtrees(const grammar::SplitTokens& tokens, const Level& start,
                                        std::vector<Level>& by_depth, StepByte step,
-                                       std::span<uint32_t> mask) {
+                                       OnToken on_token) {
   const grammar::FlatTrie& trie = grammar.index->trie;
   for (size_t k = 0; k < tokens.stepped_roots.size(); ++k) {
     Level level = start;
@@ -1280,7 +1486,7 @@ void Matcher::State::StepSplitSubtrees(const grammar::SplitTokens& tokens, const
         continue;
       }
       for (uint32_t v = trie.begin[i]; v < trie.begin[i + 1]; ++v)
-        SetBit(mask, trie.values[v]);
+        on_token(trie.values[v], level);
       by_depth[depth] = level;
       ++i;
     }

@@ -162,5 +162,61 @@ TEST(GrammarMask, EqualsBruteForceOnLlama3) {
   EXPECT_GT(WalkEverySchema(vocabulary, 2, 40, 5, options).states, 10u);
 }
 
+// Strings whose pattern some token can kill, under a length bound that binds near their end:
+// each text is written greedily (the longest allowed token that starts the rest) and the mask
+// compared with the brute force at every state. The word-count pattern steps tens of thousands
+// of tokens with whitespace (only the longest are listed by need); the others, few; the
+// escape in the second text is stepped token by token.
+TEST(GrammarMask, BoundedPatternStringsEqualBruteForceOnLlama3) {
+  auto vocabulary = test_data::Llama3Vocabulary();
+  if (vocabulary == nullptr) GTEST_SKIP() << test_data::kNoLlamaCpp;
+  const std::pair<const char*, const char*> cases[] = {
+      {R"({"type":"array","items":{"type":"string","pattern":"^(?:\\S+\\s+){0,3}\\S+$","maxLength":30}})",
+       R"(["Experience of working with","a\nb  c d","x"])"},
+      {R"({"type":"string","pattern":"^(\\d+\\.\\d+\\.\\d+.*)$","maxLength":12})",
+       R"("1.22.333-rc1")"},
+      {R"({"type":"string","pattern":"^-?[A-Za-z][A-Za-z0-9]*(\\.[A-Za-z][A-Za-z0-9]*)*$","maxLength":14})",
+       R"("Sixaxis1.R2.Ab")"},
+      {R"({"type":"string","pattern":"^[a-z\u00e9 ]+$","maxLength":10})",
+       "\"\xc3\xa9 a \xc3\xa9\xc3\xa9 b\""},
+      // Letters in pairs: the safe bytes reach states that need 0 or 1 more code point.
+      {R"({"type":"string","pattern":"^([a-z][a-z])*$","maxLength":7})", R"("abcdef")"},
+  };
+  size_t states = 0;
+  for (const auto& [schema, text] : cases) {
+    auto ir = CompileSchema(schema);
+    ASSERT_TRUE(ir.ok()) << schema;
+    auto grammar = CompiledGrammar::Compile(*ir, vocabulary, {});
+    ASSERT_TRUE(grammar.ok()) << grammar.error().message();
+    Matcher matcher(*grammar);
+    std::vector<uint32_t> mask(vocabulary->mask_words());
+    const std::string rest_of = text;
+    size_t at = 0;
+    while (at < rest_of.size()) {
+      matcher.FillMask(mask);
+      const std::vector<uint32_t> reference = BruteForce(matcher, *vocabulary);
+      ++states;
+      uint32_t chosen = 0;
+      size_t longest = 0;
+      for (uint32_t token = 0; token < vocabulary->size(); ++token) {
+        ASSERT_EQ(Allowed(mask, token), Allowed(reference, token))
+            << "token " << token << " '" << vocabulary->bytes(token) << "' after '"
+            << rest_of.substr(0, at) << "' in " << schema;
+        const std::string_view bytes = vocabulary->bytes(token);
+        if (Allowed(mask, token) && bytes.size() > longest &&
+            rest_of.compare(at, bytes.size(), bytes) == 0) {
+          chosen = token;
+          longest = bytes.size();
+        }
+      }
+      ASSERT_GT(longest, 0u) << "no token writes '" << rest_of.substr(at) << "' in " << schema;
+      ASSERT_TRUE(matcher.AcceptToken(chosen));
+      at += longest;
+    }
+    EXPECT_TRUE(matcher.CanEnd()) << text;
+  }
+  EXPECT_GT(states, 20u);
+}
+
 }  // namespace
 }  // namespace crux::constrain
