@@ -206,6 +206,9 @@ struct Matcher::State {
   enum class StringPath : uint8_t { kClass, kCheckClosings, kSplit, kWalk };
   bool SplitString(const grammar::Thread& thread, std::span<uint32_t> mask);
   template <typename Level, typename StepByte, typename OnToken>
+  void StepSubtree(size_t root, const Level& start, std::vector<Level>& by_depth, StepByte step,
+                   OnToken on_token);
+  template <typename Level, typename StepByte, typename OnToken>
   void StepSplitSubtrees(const grammar::SplitTokens& tokens, const Level& start,
                          std::vector<Level>& by_depth, StepByte step, OnToken on_token);
   bool BoundedInside(const grammar::Frame& top, const StringInside& inside, uint64_t left,
@@ -217,6 +220,8 @@ struct Matcher::State {
                           std::shared_ptr<const grammar::SplitTokens> tokens);
   std::shared_ptr<StringInside> unkept_inside;  // one past the grammar's budget
   bool SplitKey(const grammar::Thread& thread, std::span<uint32_t> mask);
+  void DeclaredRestTokens(const grammar::Thread& thread, const grammar::ObjectSpec& o,
+                          std::span<uint32_t> mask);
   std::shared_ptr<const grammar::SplitTokens> SplitTokensOf(uint32_t dfa, uint32_t state);
   StringPath StringPathFor(const grammar::Frame& top, const grammar::StringSpec& spec,
                            const grammar::TokenMask*& inside,
@@ -1251,9 +1256,6 @@ bool Matcher::State::SplitKey(const grammar::Thread& t, std::span<uint32_t> mask
   const grammar::Frame& object = t.frames[t.frames.size() - 2];
   const grammar::ObjectSpec& o = grammar.specs.objects[grammar.specs.values[object.spec].object];
   if (top.d == kDeadState || top.b != grammar::kLexNormal) return false;
-  if (top.a != grammar::kNone && o.names.first_rank(top.a) != o.names.last_rank(top.a)) {
-    return false;  // a declared name's text may leave the pattern
-  }
   const auto tokens = SplitTokensOf(o.pattern_dfa, top.d);
   if (tokens->safe_count < grammar.vocabulary->size() / 32) return false;
   const grammar::TokenMask& inside = grammar.index->string_classes[grammar::kLexNormal].inside;
@@ -1271,8 +1273,43 @@ bool Matcher::State::SplitKey(const grammar::Thread& t, std::span<uint32_t> mask
         return stays;
       },
       [&](uint32_t token, const grammar::Frame&) { SetBit(mask, token); });
+  if (top.a != grammar::kNone && o.names.first_rank(top.a) != o.names.last_rank(top.a)) {
+    DeclaredRestTokens(t, o, mask);
+  }
   PatternKeyClosings(t, mask);
   return true;
+}
+
+// The tokens that spell the start of a declared name's rest, for SplitKey: a byte that kills
+// the pattern may still continue a declared name, so the split's refused subtrees hold these.
+// Each is stepped as the key pair along the name, and below each of its nodes the subtree of
+// a backslash (an escape may spell the name's next character); closing quotes are decided
+// apart.
+void Matcher::State::DeclaredRestTokens(const grammar::Thread& t, const grammar::ObjectSpec& o,
+                                        std::span<uint32_t> mask) {
+  const grammar::FlatTrie& trie = grammar.index->trie;
+  const uint32_t at = t.frames.back().a;
+  const uint32_t depth = o.names.depth(at);
+  auto step = [&](grammar::Frame& key, uint8_t byte) {
+    key_pair.frames.back() = key;
+    const bool stays = runtime.StepKeyOnly(key_pair, byte) == 1;
+    key = key_pair.frames.back();
+    return stays;
+  };
+  auto set = [&](uint32_t token, const grammar::Frame&) { SetBit(mask, token); };
+  for (uint32_t rank = o.names.first_rank(at); rank < o.names.last_rank(at); ++rank) {
+    const std::string& name = o.properties[o.property_by_rank[rank]].name;
+    grammar::Frame key = t.frames.back();
+    size_t node = SIZE_MAX;
+    for (size_t i = depth; i < name.size(); ++i) {
+      node = trie.Child(node, static_cast<uint8_t>(name[i]));
+      if (node == SIZE_MAX || !step(key, static_cast<uint8_t>(name[i]))) break;
+      for (uint32_t k = trie.begin[node]; k < trie.begin[node + 1]; ++k)
+        SetBit(mask, trie.values[k]);
+      const size_t escape = trie.Child(node, '\\');
+      if (escape != SIZE_MAX) StepSubtree(escape, key, key_levels, step, set);
+    }
+  }
 }
 
 // A string whose automaton some token can kill: the tokens that stay inside come from the
@@ -1475,21 +1512,29 @@ void Matcher::State::StepSplitSubtrees(const grammar::SplitTokens& tokens, const
          ++p) {
       alive = step(level, static_cast<uint8_t>(tokens.stepped_paths[p]));
     }
-    if (!alive) continue;
-    const uint32_t root = tokens.stepped_roots[k];
-    by_depth[trie.depth[root] - 1u] = level;
-    for (size_t i = root; i < trie.skip[root];) {
-      const size_t depth = trie.depth[i];
-      level = by_depth[depth - 1];
-      if (!step(level, trie.byte[i])) {
-        i = trie.skip[i];
-        continue;
-      }
-      for (uint32_t v = trie.begin[i]; v < trie.begin[i + 1]; ++v)
-        on_token(trie.values[v], level);
-      by_depth[depth] = level;
-      ++i;
+    if (alive) StepSubtree(tokens.stepped_roots[k], level, by_depth, step, on_token);
+  }
+}
+
+// The subtree of trie node `root`, each byte through `step` from `start` (the state before
+// the root's byte; a level per depth kept in `by_depth`): on_token for each token whose
+// bytes all step.
+template <typename Level, typename StepByte, typename OnToken>
+void Matcher::State::StepSubtree(size_t root, const Level& start, std::vector<Level>& by_depth,
+                                 StepByte step, OnToken on_token) {
+  const grammar::FlatTrie& trie = grammar.index->trie;
+  by_depth[trie.depth[root] - 1u] = start;
+  for (size_t i = root; i < trie.skip[root];) {
+    const size_t depth = trie.depth[i];
+    Level level = by_depth[depth - 1];
+    if (!step(level, trie.byte[i])) {
+      i = trie.skip[i];
+      continue;
     }
+    for (uint32_t v = trie.begin[i]; v < trie.begin[i + 1]; ++v)
+      on_token(trie.values[v], level);
+    by_depth[depth] = level;
+    ++i;
   }
 }
 

@@ -64,17 +64,23 @@ FlatTrie FlatTrie::Build(std::vector<std::pair<std::string, uint32_t>> items) {
 }
 
 size_t FlatTrie::Find(std::string_view path) const {
-  if (path.empty() || root[static_cast<uint8_t>(path[0])] == kNoNode) return SIZE_MAX;
-  size_t node = root[static_cast<uint8_t>(path[0])];
-  for (char c : path.substr(1)) {
-    // The children's packed bytes, not their scattered entries.
-    const uint8_t* first = child_byte.data() + child_begin[node];
-    const uint8_t* last = child_byte.data() + child_begin[node + 1];
-    const uint8_t* found = std::find(first, last, static_cast<uint8_t>(c));
-    if (found == last) return SIZE_MAX;
-    node = child_node[static_cast<size_t>(found - child_byte.data())];
+  if (path.empty()) return SIZE_MAX;
+  size_t node = SIZE_MAX;
+  for (char c : path) {
+    node = Child(node, static_cast<uint8_t>(c));
+    if (node == SIZE_MAX) return SIZE_MAX;
   }
   return node;
+}
+
+size_t FlatTrie::Child(size_t node, uint8_t byte) const {
+  if (node == SIZE_MAX) return root[byte] == kNoNode ? SIZE_MAX : root[byte];
+  // The children's packed bytes, not their scattered entries.
+  const uint8_t* first = child_byte.data() + child_begin[node];
+  const uint8_t* last = child_byte.data() + child_begin[node + 1];
+  const uint8_t* found = std::find(first, last, byte);
+  if (found == last) return SIZE_MAX;
+  return child_node[static_cast<size_t>(found - child_byte.data())];
 }
 
 TokenMask::TokenMask(std::vector<uint32_t> words) {
