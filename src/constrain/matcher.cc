@@ -213,6 +213,9 @@ struct Matcher::State {
                          std::vector<Level>& by_depth, StepByte step, OnToken on_token);
   bool BoundedInside(const grammar::Frame& top, const StringInside& inside, uint64_t left,
                      std::span<uint32_t> mask);
+  bool SafeTokensWithin(const grammar::Frame& top, const StringInside& inside, uint64_t left,
+                        std::span<uint32_t> mask);
+  bool StaysInside(const grammar::Frame& top, uint32_t token);
   const StringInside* StringInsideOf(const grammar::Frame& top);
   std::shared_ptr<StringInside> MakeStringInside(
       const grammar::Frame& top, std::shared_ptr<const grammar::SplitTokens> tokens);
@@ -295,6 +298,9 @@ struct Matcher::State {
   std::vector<NeedLevel> need_levels;
   std::vector<std::pair<uint32_t, uint32_t>> need_pairs;  // (need, token) of MakeStringInside
   std::vector<uint32_t> inside_words;                     // BoundedInside's stepped tokens that fit
+  // SafeTokensWithin's safe tokens that surely fit, and those that may.
+  std::vector<uint32_t> certain_words;
+  std::vector<uint32_t> band_words;
   // FastKey's tokens whose fate depends on the declared name, and their bits before it.
   std::vector<std::pair<size_t, uint32_t>> declared_nodes;  // (trie node, rank)
   std::vector<uint32_t> declared_escapes;
@@ -1335,20 +1341,11 @@ bool Matcher::State::SplitString(const grammar::Thread& t, std::span<uint32_t> m
 }
 
 // The tokens inside a string with `left` code points left, where the bound can refuse some:
-// the safe tokens of at most `left` less their need code points, the stepped ones whose need
-// is at most `left`, and the escaped ones stepped one by one. False, with nothing done, when
-// the safe tokens' need is not one number.
+// the safe tokens (SafeTokensWithin), the stepped ones whose need is at most `left`, and the
+// escaped ones stepped one by one. False, with nothing done, when the string is better walked.
 bool Matcher::State::BoundedInside(const grammar::Frame& top, const StringInside& inside,
                                    uint64_t left, std::span<uint32_t> mask) {
-  const grammar::StringClass& cls = grammar.index->string_classes[grammar::kLexNormal];
-  const uint32_t safe_need = inside.safe_need_low;
-  if (left < inside.need_floor || inside.safe_need_high != safe_need ||
-      (left >= safe_need && left - safe_need >= cls.inside_at_most.size())) {
-    return false;
-  }
-  if (left >= safe_need) {
-    cls.inside_at_most[left - safe_need].OrIntoAnd(mask, inside.tokens->safe_only);
-  }
+  if (left < inside.need_floor || !SafeTokensWithin(top, inside, left, mask)) return false;
   const std::vector<uint32_t>& by_need = inside.by_need;
   const size_t fit =
       left + 1 >= inside.need_begin.size() ? by_need.size() : inside.need_begin[left + 1];
@@ -1364,17 +1361,67 @@ bool Matcher::State::BoundedInside(const grammar::Frame& top, const StringInside
     for (size_t i = 0; i < mask.size(); ++i)
       mask[i] |= inside_words[i];
   }
+  for (uint32_t token : inside.escaped) {
+    if (StaysInside(top, token)) SetBit(mask, token);
+  }
+  return true;
+}
+
+// The split's safe tokens that fit in `left` code points. A safe token of c code points needs
+// c plus what the states the safe bytes reach still need, between safe_need_low and
+// safe_need_high more: those of at most left - high code points fit, those of more than
+// left - low do not, and those between (few, as long tokens are rare) are stepped one by one.
+// False, with nothing done, when they are too many.
+bool Matcher::State::SafeTokensWithin(const grammar::Frame& top, const StringInside& inside,
+                                      uint64_t left, std::span<uint32_t> mask) {
+  constexpr size_t kMostStepped = 2048;
+  const grammar::StringClass& cls = grammar.index->string_classes[grammar::kLexNormal];
+  // The inside tokens of at most k code points; null when the classes do not say.
+  auto at_most = [&](uint64_t k) -> const grammar::TokenMask* {
+    if (k < cls.inside_at_most.size()) return &cls.inside_at_most[k];
+    const bool all_counted = cls.max_inside_code_points < grammar::kMaxLengthMasks;
+    return all_counted && !cls.inside_at_most.empty() ? &cls.inside_at_most.back() : nullptr;
+  };
+  const std::vector<uint32_t>& safe = inside.tokens->safe_only;
+  certain_words.assign(mask.size(), 0);
+  band_words.assign(mask.size(), 0);
+  if (left >= inside.safe_need_high) {
+    const grammar::TokenMask* certain = at_most(left - inside.safe_need_high);
+    if (certain == nullptr) return false;
+    certain->OrIntoAnd(certain_words, safe);
+  }
+  if (left >= inside.safe_need_low) {
+    const grammar::TokenMask* possible = at_most(left - inside.safe_need_low);
+    if (possible == nullptr) return false;
+    possible->OrIntoAnd(band_words, safe);
+  }
+  size_t between = 0;
+  for (size_t w = 0; w < mask.size(); ++w) {
+    band_words[w] &= ~certain_words[w];
+    between += static_cast<size_t>(std::popcount(band_words[w]));
+  }
+  if (between > kMostStepped) return false;
+  for (size_t w = 0; w < mask.size(); ++w) {
+    mask[w] |= certain_words[w];
+    for (uint32_t bits = band_words[w]; bits != 0; bits &= bits - 1) {
+      const auto token =
+          static_cast<uint32_t>(w * 32 + static_cast<size_t>(std::countr_zero(bits)));
+      if (StaysInside(top, token)) SetBit(mask, token);
+    }
+  }
+  return true;
+}
+
+// Whether every byte of `token` stays inside the string frame `top` (lexer in its plain
+// state), under its length bound.
+bool Matcher::State::StaysInside(const grammar::Frame& top, uint32_t token) {
   const uint32_t dfa = grammar.specs.values[top.spec].string.dfa;
   const ByteDfa* automaton = &grammar.specs.dfas[dfa];
   const uint32_t* to_accept = grammar.specs.dfa_min_to_accept[dfa].data();
-  for (uint32_t token : inside.escaped) {
-    grammar::Frame frame = top;
-    StringLevel level{top.a, top.b, top.c, top.count};
-    bool stays = true;
-    for (char c : grammar.vocabulary->bytes(token)) {
-      stays = stays && StepLevel(level, static_cast<uint8_t>(c), frame, automaton, to_accept) == 1;
-    }
-    if (stays) SetBit(mask, token);
+  grammar::Frame frame = top;
+  StringLevel level{top.a, top.b, top.c, top.count};
+  for (char c : grammar.vocabulary->bytes(token)) {
+    if (StepLevel(level, static_cast<uint8_t>(c), frame, automaton, to_accept) != 1) return false;
   }
   return true;
 }
