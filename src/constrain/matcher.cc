@@ -35,6 +35,9 @@ struct CompiledGrammar::Impl {
   // Per (string spec, automaton state) of a byte split: the tokens that stay inside the
   // string, on first use. At most kMaxInsideBytes of them in all; past it, stepped each time.
   mutable std::unordered_map<uint64_t, std::shared_ptr<const StringInside>> insides;
+  // Per (object, pattern state) of a name under patternProperties: the tokens that stay inside
+  // while no declared name is being written (SplitKey), on first use, in the same budget.
+  mutable std::unordered_map<uint64_t, std::shared_ptr<const grammar::TokenMask>> key_insides;
   mutable size_t inside_bytes = 0;
   static constexpr size_t kMaxInsideBytes = size_t{16} << 20;
 };
@@ -223,6 +226,8 @@ struct Matcher::State {
                           std::shared_ptr<const grammar::SplitTokens> tokens);
   std::shared_ptr<StringInside> unkept_inside;  // one past the grammar's budget
   bool SplitKey(const grammar::Thread& thread, std::span<uint32_t> mask);
+  const grammar::TokenMask* KeyInsideOf(const grammar::Thread& thread, uint32_t object_index);
+  std::shared_ptr<const grammar::TokenMask> unkept_key_inside;  // one past the budget
   void DeclaredRestTokens(const grammar::Thread& thread, const grammar::ObjectSpec& o,
                           std::span<uint32_t> mask);
   std::shared_ptr<const grammar::SplitTokens> SplitTokensOf(uint32_t dfa, uint32_t state);
@@ -1260,30 +1265,63 @@ std::shared_ptr<const grammar::SplitTokens> Matcher::State::SplitTokensOf(uint32
 bool Matcher::State::SplitKey(const grammar::Thread& t, std::span<uint32_t> mask) {
   const grammar::Frame& top = t.frames.back();
   const grammar::Frame& object = t.frames[t.frames.size() - 2];
-  const grammar::ObjectSpec& o = grammar.specs.objects[grammar.specs.values[object.spec].object];
+  const uint32_t object_index = grammar.specs.values[object.spec].object;
+  const grammar::ObjectSpec& o = grammar.specs.objects[object_index];
   if (top.d == kDeadState || top.b != grammar::kLexNormal) return false;
+  const grammar::TokenMask* inside = KeyInsideOf(t, object_index);
+  if (inside == nullptr) return false;
+  inside->OrInto(mask);
+  if (top.a != grammar::kNone && o.names.first_rank(top.a) != o.names.last_rank(top.a)) {
+    DeclaredRestTokens(t, o, mask);
+  }
+  PatternKeyClosings(t, mask);
+  return true;
+}
+
+// The tokens that stay inside a name of object `object_index` (closed, under
+// patternProperties) from its pattern's state in the key on top of `t`, as if no declared
+// name were being written: the tokens of the state's safe bytes, and those of the split's
+// other subtrees that step as the key pair. Computed on first use and kept with the grammar;
+// null when so few tokens are safe that a walk costs less.
+const grammar::TokenMask* Matcher::State::KeyInsideOf(const grammar::Thread& t,
+                                                      uint32_t object_index) {
+  const grammar::Frame& top = t.frames.back();
+  const uint64_t key = uint64_t{object_index} << 32 | top.d;
+  {
+    std::lock_guard<std::mutex> lock(grammar.split_mutex);
+    auto found = grammar.key_insides.find(key);
+    if (found != grammar.key_insides.end()) return found->second.get();
+  }
+  const grammar::ObjectSpec& o = grammar.specs.objects[object_index];
   const auto tokens = SplitTokensOf(o.pattern_dfa, top.d);
-  if (tokens->safe_count < grammar.vocabulary->size() / 32) return false;
-  const grammar::TokenMask& inside = grammar.index->string_classes[grammar::kLexNormal].inside;
-  inside.OrIntoAnd(mask, tokens->safe_only);
+  if (tokens->safe_count < grammar.vocabulary->size() / 32) return nullptr;
+  std::vector<uint32_t> words(grammar.vocabulary->mask_words(), 0);
+  grammar.index->string_classes[grammar::kLexNormal].inside.OrIntoAnd(words, tokens->safe_only);
   SetKeyPair(t);
   if (key_levels.size() < grammar.index->trie.max_depth + 1) {
     key_levels.resize(grammar.index->trie.max_depth + 1);
   }
+  grammar::Frame start = top;
+  start.a = grammar::kNone;
   StepSplitSubtrees(
-      *tokens, top, key_levels,
+      *tokens, start, key_levels,
       [&](grammar::Frame& key, uint8_t byte) {
         key_pair.frames.back() = key;
         const bool stays = runtime.StepKeyOnly(key_pair, byte) == 1;
         key = key_pair.frames.back();
         return stays;
       },
-      [&](uint32_t token, const grammar::Frame&) { SetBit(mask, token); });
-  if (top.a != grammar::kNone && o.names.first_rank(top.a) != o.names.last_rank(top.a)) {
-    DeclaredRestTokens(t, o, mask);
+      [&](uint32_t token, const grammar::Frame&) { SetBit(words, token); });
+  auto made = std::make_shared<const grammar::TokenMask>(std::move(words));
+  std::lock_guard<std::mutex> lock(grammar.split_mutex);
+  auto found = grammar.key_insides.find(key);
+  if (found != grammar.key_insides.end()) return found->second.get();
+  if (grammar.inside_bytes + made->memory_bytes() > CompiledGrammar::Impl::kMaxInsideBytes) {
+    unkept_key_inside = std::move(made);  // over the grammar's budget: this state's own copy
+    return unkept_key_inside.get();
   }
-  PatternKeyClosings(t, mask);
-  return true;
+  grammar.inside_bytes += made->memory_bytes();
+  return grammar.key_insides.emplace(key, std::move(made)).first->second.get();
 }
 
 // The tokens that spell the start of a declared name's rest, for SplitKey: a byte that kills
@@ -1296,6 +1334,8 @@ void Matcher::State::DeclaredRestTokens(const grammar::Thread& t, const grammar:
   const grammar::FlatTrie& trie = grammar.index->trie;
   const uint32_t at = t.frames.back().a;
   const uint32_t depth = o.names.depth(at);
+  SetKeyPair(t);
+  if (key_levels.size() < trie.max_depth + 1) key_levels.resize(trie.max_depth + 1);
   auto step = [&](grammar::Frame& key, uint8_t byte) {
     key_pair.frames.back() = key;
     const bool stays = runtime.StepKeyOnly(key_pair, byte) == 1;
@@ -1303,6 +1343,10 @@ void Matcher::State::DeclaredRestTokens(const grammar::Thread& t, const grammar:
     return stays;
   };
   auto set = [&](uint32_t token, const grammar::Frame&) { SetBit(mask, token); };
+  const uint32_t first_escape = trie.root['\\'];
+  if (first_escape != grammar::FlatTrie::kNoNode) {
+    StepSubtree(first_escape, t.frames.back(), key_levels, step, set);
+  }
   for (uint32_t rank = o.names.first_rank(at); rank < o.names.last_rank(at); ++rank) {
     const std::string& name = o.properties[o.property_by_rank[rank]].name;
     grammar::Frame key = t.frames.back();

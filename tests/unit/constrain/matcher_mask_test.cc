@@ -70,6 +70,9 @@ const char* const kSchemas[] = {
     // ("name" also matches ^n, so its value has to be both "x" and an array: no value).
     R"({"type":"object","patternProperties":{"^a":{"type":"integer"},"b$":{"type":"string","maxLength":2}},"properties":{"ab":{"type":"boolean"}},"additionalProperties":false,"maxProperties":3})",
     R"({"type":"object","patternProperties":{"[0-9]":{"type":"null"},"^n":{"type":"array","maxItems":1}},"properties":{"name":{"const":"x"}},"maxProperties":3})",
+    // A closed object whose pattern takes no character a \u00 escape can spell, beside a
+    // declared name that starts with one ('@'): the escape is decided by the name alone.
+    R"({"type":"object","patternProperties":{"^[\u0100-\u017f]+$":{"type":"integer"}},"properties":{"@x":{"type":"boolean"}},"additionalProperties":false})",
     // Two open objects alive at once, with declared names that share a prefix: each key
     // thread decides the tokens that finish its declared names without the other's bits.
     R"({"anyOf":[{"type":"object","properties":{"name":{"type":"integer"},"nb":{"type":"boolean"}}},{"type":"object","properties":{"name":{"type":"string","maxLength":3},"id":{"const":12}},"required":["name"]}]})",
