@@ -1595,7 +1595,6 @@ template <typename Level, typename StepByte, typename OnToken>
 void Matcher::State::StepSplitSubtrees(const grammar::SplitTokens& tokens, const Level& start,
                                        std::vector<Level>& by_depth, StepByte step,
                                        OnToken on_token) {
-  const grammar::FlatTrie& trie = grammar.index->trie;
   for (size_t k = 0; k < tokens.stepped_roots.size(); ++k) {
     Level level = start;
     bool alive = true;

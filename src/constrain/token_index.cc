@@ -73,12 +73,12 @@ size_t FlatTrie::Find(std::string_view path) const {
   return node;
 }
 
-size_t FlatTrie::Child(size_t node, uint8_t byte) const {
-  if (node == SIZE_MAX) return root[byte] == kNoNode ? SIZE_MAX : root[byte];
+size_t FlatTrie::Child(size_t node, uint8_t next) const {
+  if (node == SIZE_MAX) return root[next] == kNoNode ? SIZE_MAX : root[next];
   // The children's packed bytes, not their scattered entries.
   const uint8_t* first = child_byte.data() + child_begin[node];
   const uint8_t* last = child_byte.data() + child_begin[node + 1];
-  const uint8_t* found = std::find(first, last, byte);
+  const uint8_t* found = std::find(first, last, next);
   if (found == last) return SIZE_MAX;
   return child_node[static_cast<size_t>(found - child_byte.data())];
 }

@@ -44,8 +44,8 @@ struct FlatTrie {
   size_t size() const { return byte.size(); }
   // The node reached from the root by `path`, or SIZE_MAX. O(path × children).
   size_t Find(std::string_view path) const;
-  // The child of `node` (SIZE_MAX: the root) by `byte`, or SIZE_MAX.
-  size_t Child(size_t node, uint8_t byte) const;
+  // The child of `node` (SIZE_MAX: the root) by byte `next`, or SIZE_MAX.
+  size_t Child(size_t node, uint8_t next) const;
   // Builds the trie of (key, value) pairs; keys must be non-empty.
   static FlatTrie Build(std::vector<std::pair<std::string, uint32_t>> items);
   size_t memory_bytes() const;
