@@ -275,6 +275,7 @@ Runtime::Outcome Runtime::StepFrame(Thread& thread, int byte) {
   (frame).ws = 0;
 
 Runtime::Outcome Runtime::StepDocument(Frame& frame, int byte) {
+  if (!options_.document_whitespace && IsWhitespace(byte)) return Outcome::kRefused;
   CRUX_WHITESPACE(frame, byte)
   if (frame.phase == kDocAfter) return byte == kEndOfInput ? Outcome::kConsumed : Outcome::kRefused;
   if (frame.phase != kDocBefore || byte == kEndOfInput) return Outcome::kRefused;

@@ -1733,7 +1733,8 @@ Expected<std::shared_ptr<const CompiledGrammar>> GrammarCache::Get(
                     std::to_string(options.flexible_whitespace) + ":" +
                     std::to_string(options.max_whitespace) + ":" +
                     std::to_string(options.any_property_order) + ":" +
-                    std::to_string(options.strict_objects) + ":" + parsed->dump();
+                    std::to_string(options.strict_objects) + ":" +
+                    std::to_string(options.document_whitespace) + ":" + parsed->dump();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (auto& entry : entries_) {

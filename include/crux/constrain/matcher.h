@@ -43,6 +43,10 @@ struct GrammarOptions {
   // True: an object schema without `additionalProperties` is closed (as OpenAI's strict mode
   // reads schemas); false: JSON Schema's default, open.
   bool strict_objects = false;
+  // False: no whitespace before or after the document's value, so that the document ends
+  // with its last byte (for a value embedded in other text, such as a tool call's arguments
+  // between markers). Whitespace inside objects and arrays follows flexible_whitespace.
+  bool document_whitespace = true;
 };
 
 // Limits past which CompiledGrammar::Compile returns ErrorCode::kLimit.

@@ -44,6 +44,16 @@ void Check(const std::vector<Case>& cases, GrammarOptions options = {}) {
   }
 }
 
+// A value embedded between markers: no blank before or after it, blanks inside as usual.
+TEST(GrammarBytes, NoDocumentWhitespace) {
+  GrammarOptions options;
+  options.document_whitespace = false;
+  Check({{R"({"type": "object"})", {"{}", R"({ "a" : [1, 2] })"}, {" {}", "{} ", "{}\n", "\n{}"}},
+         {R"({"type": "integer"})", {"12"}, {"12 ", " 12"}}},
+        options);
+  Check({{R"({"type": "object"})", {" {}", "{}\n"}, {}}});
+}
+
 TEST(GrammarBytes, GenericJson) {
   Check({{"{}",
           {"1", "-0", "0.5e-3", "\"a\\u00e9\\ud83d\\ude00\"", "[1, [2, {}], {\"a\": null}]",
