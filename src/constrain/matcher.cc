@@ -1724,6 +1724,8 @@ struct GrammarCache::Entry {
 
 GrammarCache::GrammarCache(size_t capacity) : capacity_(std::max<size_t>(1, capacity)) {}
 
+GrammarCache::~GrammarCache() = default;
+
 Expected<std::shared_ptr<const CompiledGrammar>> GrammarCache::Get(
     std::string_view schema_json, const std::shared_ptr<const Vocabulary>& vocabulary,
     const GrammarOptions& options) {

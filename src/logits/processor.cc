@@ -1,6 +1,7 @@
 #include "crux/logits/processor.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <limits>
 #include <utility>
 
@@ -27,6 +28,11 @@ void ApplyMask(std::span<const uint32_t> mask, std::span<float> logits) {
     const uint32_t bits = mask[word];
     if (bits == UINT32_MAX) continue;
     const size_t end = std::min(covered, word * 32 + 32);
+    if (bits == 0) {
+      std::fill(logits.begin() + static_cast<ptrdiff_t>(word * 32),
+                logits.begin() + static_cast<ptrdiff_t>(end), kMinus);
+      continue;
+    }
     for (size_t i = word * 32; i < end; ++i) {
       if ((bits >> (i & 31) & 1) == 0) logits[i] = kMinus;
     }

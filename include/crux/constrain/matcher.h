@@ -132,6 +132,7 @@ class CompiledGrammar : public std::enable_shared_from_this<CompiledGrammar> {
 class GrammarCache {
  public:
   explicit GrammarCache(size_t capacity = 256);
+  ~GrammarCache();
 
   // Compiles on a miss. Errors are CompileSchema's and CompiledGrammar::Compile's (not cached).
   Expected<std::shared_ptr<const CompiledGrammar>> Get(
