@@ -1,5 +1,7 @@
 #include "crux/pipeline/pipeline.h"
 
+#include "crux/constrain/matcher.h"
+#include "crux/constrain/schema_ir.h"
 #include "crux/parse/chain.h"
 #include "crux/parse/reasoning/registry.h"
 #include "crux/text/stream_buffer.h"
@@ -61,6 +63,27 @@ parse::FinishReason MapReason(engine::StopReason reason, bool has_calls) {
 
 }  // namespace
 
+namespace {
+
+// A json_schema response format must compile before any token is generated: an invalid or
+// unsupported schema is a request error naming the keyword and its JSON pointer.
+Status CheckResponseSchema(const protocol::ResponseFormat& format) {
+  if (format.kind != protocol::ResponseFormatKind::kJsonSchema || format.schema_json.empty()) {
+    return {};
+  }
+  const auto invalid = [](const Error& error) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "response_format.json_schema.schema: " + std::string(error.message()));
+  };
+  auto ir = constrain::CompileSchema(format.schema_json);
+  if (!ir.ok()) return invalid(ir.error());
+  auto grammar = constrain::CompiledGrammar::Compile(*ir, nullptr);
+  if (!grammar.ok()) return invalid(grammar.error());
+  return {};
+}
+
+}  // namespace
+
 Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
     const protocol::ChatRequest& request, const PipelineConfig& config,
     const protocol::ResponseMeta& meta, const engine::Engine& engine) {
@@ -75,6 +98,9 @@ Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
         ErrorCode::kInvalidArgument,
         "tool_choice names function '" + request.tool_choice.name +
             "', which is not in tools (declared: " + (declared.empty() ? "none" : declared) + ")");
+  }
+  if (auto schema = CheckResponseSchema(request.response_format); !schema.ok()) {
+    return schema.error();
   }
   std::unique_ptr<RequestPipeline> p(new RequestPipeline());
   p->engine_ = &engine;

@@ -175,6 +175,27 @@ TEST_F(PipelineTest, BadParserNamesAndUndeclaredToolChoiceAreRequestErrors) {
   EXPECT_NE(created.error().message().find("unknown reasoning parser 'nope'"), std::string::npos);
 }
 
+TEST_F(PipelineTest, AnInvalidResponseSchemaIsARequestErrorBeforeAnyToken) {
+  auto request = protocol::DecodeChatCompletions(
+      R"({"model":"m","messages":[{"role":"user","content":"x"}],"response_format":{"type":)"
+      R"("json_schema","json_schema":{"name":"r","schema":{"type":"object","properties":)"
+      R"({"n":{"type":"integer","minimum":"one"}}}}}})");
+  ASSERT_TRUE(request.ok()) << request.error().message();
+  auto created = RequestPipeline::Create(*request, {}, {"id", 1, "m"}, *engine_);
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(created.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(created.error().message().find("response_format.json_schema.schema"),
+            std::string::npos);
+  EXPECT_NE(created.error().message().find("minimum"), std::string::npos)
+      << created.error().message();
+  // A valid schema goes through.
+  auto valid = protocol::DecodeChatCompletions(
+      R"({"model":"m","messages":[{"role":"user","content":"x"}],"response_format":{"type":)"
+      R"("json_schema","json_schema":{"name":"r","schema":{"type":"object"}}}})");
+  ASSERT_TRUE(valid.ok());
+  EXPECT_TRUE(RequestPipeline::Create(*valid, {}, {"id", 1, "m"}, *engine_).ok());
+}
+
 // The request's own parsers replace the server's; "" turns reasoning parsing off.
 TEST_F(PipelineTest, RequestParserFieldsOverrideTheServersParsers) {
   const std::string tools =
