@@ -1,0 +1,353 @@
+#include "crux/logits/tool_calls.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "tool_grammar.h"
+
+namespace crux::logits {
+
+using tools::Cursor;
+using tools::Phase;
+using tools::Walker;
+
+struct ToolCallGrammar::Impl {
+  std::unique_ptr<tools::Grammar> grammar;
+};
+
+ToolCallGrammar::ToolCallGrammar(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ToolCallGrammar::~ToolCallGrammar() = default;
+
+Expected<std::shared_ptr<const ToolCallGrammar>> ToolCallGrammar::Compile(
+    const parse::CallGrammar& family, std::vector<parse::ToolSpec> tools,
+    std::shared_ptr<const constrain::Vocabulary> vocabulary, ToolCallOptions options) {
+  auto grammar =
+      tools::CompileGrammar(family, std::move(tools), std::move(vocabulary), std::move(options));
+  if (!grammar) return grammar.error();
+  auto impl = std::make_unique<Impl>();
+  impl->grammar = *std::move(grammar);
+  return std::make_shared<const ToolCallGrammar>(std::move(impl));
+}
+
+struct ToolCallProcessor::State {
+  struct Snapshot {
+    Cursor cursor;
+    size_t journal = 0;
+    size_t text = 0;
+  };
+  Cursor cursor;
+  std::vector<constrain::Matcher> holes;
+  std::vector<tools::JournalEntry> journal;
+  std::vector<Snapshot> snapshots;
+  std::string text;
+  // Walk scratch, per trie depth.
+  std::vector<Cursor> stack;
+  std::vector<size_t> marks;
+  std::vector<uint8_t> literal;
+};
+
+namespace {
+
+const tools::Grammar& G(const ToolCallGrammar& grammar) {
+  return *grammar.impl().grammar;
+}
+
+bool TestWord(const std::vector<uint32_t>& mask, uint32_t token) {
+  return (mask[token >> 5] >> (token & 31) & 1) != 0;
+}
+
+void Initial(const tools::Grammar& g, Walker& walker, Cursor& cursor) {
+  cursor = Cursor{};
+  const bool blank_first = !g.lead.empty() && (g.lead[0] == ' ' || g.lead[0] == '\n' ||
+                                               g.lead[0] == '\t' || g.lead[0] == '\r');
+  const bool blanks = g.options.max_leading_blanks > 0 && !blank_first;
+  if (g.options.mode == ToolChoiceMode::kAuto) {
+    cursor.phase = !g.trigger.empty() ? Phase::kFree : blanks ? Phase::kBlanks : Phase::kAnchor;
+  } else if (blanks) {
+    cursor.phase = Phase::kBlanks;
+  } else if (!walker.EnterLead(cursor, 0)) {
+    cursor.phase = Phase::kDone;
+  }
+}
+
+// Marks every token whose bytes `from` can take. Special tokens only where their bytes went to
+// forced or free text.
+void Walk(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walker, const Cursor& from,
+          std::span<uint32_t> mask) {
+  const tools::TokenIndex& index = *g.index;
+  const constrain::Vocabulary& vocabulary = *g.vocabulary;
+  const size_t depth_limit = constrain::kMaxTokenBytes + 2;
+  s.stack.resize(depth_limit);
+  s.marks.resize(depth_limit);
+  s.literal.resize(depth_limit);
+  s.stack[0] = from;
+  s.marks[0] = s.journal.size();
+  s.literal[0] = 1;
+  const auto nodes = static_cast<uint32_t>(index.size());
+  for (uint32_t i = 0; i < nodes;) {
+    const uint16_t depth = index.depth[i];
+    walker.Undo(s.marks[depth - 1]);
+    Cursor cursor = s.stack[depth - 1];
+    bool literal = s.literal[depth - 1] != 0;
+    if (!walker.Feed(cursor, index.byte[i], literal)) {
+      i = index.end[i];
+      continue;
+    }
+    if (cursor.phase == Phase::kPlain) {
+      for (uint32_t k = index.first[i]; k < index.first[index.end[i]]; ++k) {
+        const uint32_t token = index.tokens[k];
+        if (TestWord(index.free_mask, token)) SetBit(mask, token);
+      }
+      i = index.end[i];
+      continue;
+    }
+    s.stack[depth] = cursor;
+    s.literal[depth] = literal ? 1 : 0;
+    s.marks[depth] = s.journal.size();
+    for (uint32_t k = index.first[i]; k < index.first[i + 1]; ++k) {
+      const uint32_t token = index.tokens[k];
+      if (!literal && vocabulary.is_special(token)) continue;
+      SetBit(mask, token);
+    }
+    ++i;
+  }
+  walker.Undo(s.marks[0]);
+}
+
+// True when `token` can be taken from `from` (the holes left as they were).
+bool TryToken(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walker,
+              const Cursor& from, uint32_t token) {
+  const size_t mark = s.journal.size();
+  Cursor cursor = from;
+  bool literal = true;
+  const bool ok = walker.FeedBytes(cursor, g.vocabulary->bytes(token), literal) &&
+                  (literal || !g.vocabulary->is_special(token));
+  walker.Undo(mark);
+  return ok;
+}
+
+void FreeMask(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walker,
+              std::span<uint32_t> mask) {
+  const tools::TokenIndex& index = *g.index;
+  for (size_t w = 0; w < mask.size(); ++w)
+    mask[w] = index.free_mask[w] | index.eog_mask[w];
+  const auto last = static_cast<uint8_t>(g.trigger.back());
+  for (const uint32_t token : index.containing[last]) {
+    if (TryToken(g, s, walker, s.cursor, token)) {
+      SetBit(mask, token);
+    } else {
+      mask[token >> 5] &= ~(uint32_t{1} << (token & 31));
+    }
+  }
+}
+
+bool RawNeutral(const tools::Grammar& g, const Cursor& cursor) {
+  if (cursor.phase != Phase::kRaw || cursor.b != 0 || cursor.c != 0 || (cursor.d & 3) != 0 ||
+      (cursor.d >> 24 & 1) == 0)
+    return false;
+  const tools::Param& param = g.tools[cursor.tool].params[cursor.param];
+  return param.max_length == UINT64_MAX ||
+         param.max_length >= uint64_t{cursor.a} + g.index->max_token_code_points;
+}
+
+void RawMask(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walker,
+             std::span<uint32_t> mask) {
+  std::copy(g.raw_safe.begin(), g.raw_safe.end(), mask.begin());
+  for (const uint8_t byte : g.raw_check) {
+    for (const uint32_t token : g.index->containing[byte]) {
+      if (TestBit(mask, token) || g.vocabulary->is_special(token)) continue;
+      if (TryToken(g, s, walker, s.cursor, token)) SetBit(mask, token);
+    }
+  }
+}
+
+void JsonMask(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walker,
+              std::span<uint32_t> mask) {
+  const tools::TokenIndex& index = *g.index;
+  constrain::Matcher& matcher = s.holes[s.cursor.hole];
+  matcher.FillMask(mask);
+  for (size_t w = 0; w < mask.size(); ++w)
+    mask[w] &= ~index.eog_mask[w];
+  bool first_ok[256];
+  for (int b = 0; b < 256; ++b) {
+    const uint32_t token = index.byte_token[b];
+    first_ok[b] = token == UINT32_MAX || TestBit(mask, token);
+  }
+  const size_t mark = s.journal.size();
+  Cursor exited = s.cursor;
+  if (!walker.Exit(exited)) {
+    walker.Undo(mark);
+    return;
+  }
+  const size_t exited_mark = s.journal.size();
+  if (matcher.CanEnd()) {
+    Walk(g, s, walker, exited, mask);
+    if (walker.CanEnd(exited)) {
+      for (size_t w = 0; w < mask.size(); ++w)
+        mask[w] |= index.eog_mask[w];
+    }
+  }
+  for (int b = 0; b < 256; ++b) {
+    Cursor probe = exited;
+    bool literal = true;
+    const bool follows = walker.Feed(probe, static_cast<uint8_t>(b), literal);
+    walker.Undo(exited_mark);
+    if (!follows) continue;
+    for (const auto& [token, split] : index.splits[b]) {
+      if (TestBit(mask, token)) continue;
+      const std::string_view bytes = g.vocabulary->bytes(token);
+      if (!first_ok[static_cast<uint8_t>(bytes[0])]) continue;
+      if (!matcher.AcceptBytes(bytes.substr(0, split))) continue;
+      if (matcher.CanEnd()) {
+        Cursor cursor = exited;
+        bool literal_rest = true;
+        if (walker.FeedBytes(cursor, bytes.substr(split), literal_rest)) SetBit(mask, token);
+        walker.Undo(exited_mark);
+      }
+      matcher.Rollback(1);
+    }
+  }
+  walker.Undo(mark);
+}
+
+}  // namespace
+
+ToolCallProcessor::ToolCallProcessor(std::shared_ptr<const ToolCallGrammar> grammar)
+    : grammar_(std::move(grammar)), state_(std::make_unique<State>()) {
+  Reset();
+}
+
+ToolCallProcessor::ToolCallProcessor(const ToolCallProcessor& other)
+    : LogitsProcessor(other),
+      grammar_(other.grammar_),
+      state_(std::make_unique<State>(*other.state_)) {}
+
+ToolCallProcessor::~ToolCallProcessor() = default;
+
+void ToolCallProcessor::Reset() {
+  State& s = *state_;
+  s.holes.clear();
+  s.journal.clear();
+  s.snapshots.clear();
+  s.text.clear();
+  Walker walker(G(*grammar_), s.holes, s.journal);
+  Initial(G(*grammar_), walker, s.cursor);
+  s.journal.clear();
+}
+
+std::unique_ptr<LogitsProcessor> ToolCallProcessor::Clone() const {
+  return std::make_unique<ToolCallProcessor>(*this);
+}
+
+size_t ToolCallProcessor::accepted() const {
+  return state_->snapshots.size();
+}
+
+bool ToolCallProcessor::in_block() const {
+  const Phase phase = state_->cursor.phase;
+  return phase != Phase::kBlanks && phase != Phase::kAnchor && phase != Phase::kFree &&
+         phase != Phase::kPlain;
+}
+
+const std::string& ToolCallProcessor::text() const {
+  return state_->text;
+}
+
+bool ToolCallProcessor::Accept(uint32_t token) {
+  const tools::Grammar& g = G(*grammar_);
+  State& s = *state_;
+  if (token >= g.vocabulary->size()) return false;
+  const State::Snapshot snapshot{s.cursor, s.journal.size(), s.text.size()};
+  Walker walker(g, s.holes, s.journal);
+  if (TestWord(g.index->eog_mask, token)) {
+    Cursor cursor = s.cursor;
+    if (cursor.phase == Phase::kJson && s.holes[cursor.hole].CanEnd() && !walker.Exit(cursor)) {
+      walker.Undo(snapshot.journal);
+      return false;
+    }
+    if (!walker.CanEnd(cursor)) {
+      walker.Undo(snapshot.journal);
+      return false;
+    }
+    s.cursor = cursor;
+    s.cursor.phase = Phase::kDone;
+    s.snapshots.push_back(snapshot);
+    return true;
+  }
+  const std::string_view bytes = g.vocabulary->bytes(token);
+  const bool special = g.vocabulary->is_special(token);
+  if (!special && s.cursor.phase == Phase::kJson && s.holes[s.cursor.hole].AcceptToken(token)) {
+    s.journal.push_back({s.cursor.hole, false});
+  } else {
+    Cursor cursor = s.cursor;
+    bool literal = true;
+    if (bytes.empty() || !walker.FeedBytes(cursor, bytes, literal) || (special && !literal)) {
+      walker.Undo(snapshot.journal);
+      return false;
+    }
+    s.cursor = cursor;
+  }
+  s.text.append(bytes);
+  s.snapshots.push_back(snapshot);
+  return true;
+}
+
+bool ToolCallProcessor::Rollback(size_t count) {
+  State& s = *state_;
+  if (count > s.snapshots.size()) return false;
+  const State::Snapshot& target = s.snapshots[s.snapshots.size() - count];
+  // Every matcher must still hold the steps to undo.
+  std::vector<size_t> steps(s.holes.size(), 0);
+  for (size_t i = target.journal; i < s.journal.size(); ++i) {
+    const tools::JournalEntry& entry = s.journal[i];
+    if (!entry.created && entry.hole < steps.size()) ++steps[entry.hole];
+  }
+  for (size_t h = 0; h < steps.size(); ++h) {
+    if (steps[h] > s.holes[h].history_size()) return false;
+  }
+  Walker walker(G(*grammar_), s.holes, s.journal);
+  walker.Undo(target.journal);
+  s.cursor = target.cursor;
+  s.text.resize(target.text);
+  s.snapshots.resize(s.snapshots.size() - count);
+  return true;
+}
+
+bool ToolCallProcessor::FillMask(std::span<uint32_t> mask) {
+  const tools::Grammar& g = G(*grammar_);
+  State& s = *state_;
+  const tools::TokenIndex& index = *g.index;
+  Walker walker(g, s.holes, s.journal);
+  std::fill(mask.begin(), mask.end(), 0);
+  switch (s.cursor.phase) {
+    case Phase::kDone:
+      return true;
+    case Phase::kEnd:
+      std::copy(index.eog_mask.begin(), index.eog_mask.end(), mask.begin());
+      return true;
+    case Phase::kPlain:
+      for (size_t w = 0; w < mask.size(); ++w)
+        mask[w] = index.free_mask[w] | index.eog_mask[w];
+      return true;
+    case Phase::kFree:
+      FreeMask(g, s, walker, mask);
+      return true;
+    case Phase::kJson:
+      JsonMask(g, s, walker, mask);
+      return true;
+    default:
+      break;
+  }
+  if (RawNeutral(g, s.cursor)) {
+    RawMask(g, s, walker, mask);
+  } else {
+    Walk(g, s, walker, s.cursor, mask);
+  }
+  if (walker.CanEnd(s.cursor)) {
+    for (size_t w = 0; w < mask.size(); ++w)
+      mask[w] |= index.eog_mask[w];
+  }
+  return true;
+}
+
+}  // namespace crux::logits

@@ -1,0 +1,376 @@
+#include "tool_grammar.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "crux/text/json_scan.h"
+
+namespace crux::logits::tools {
+namespace {
+
+using Slot = parse::CallGrammar::Slot;
+
+OpKind KindOf(Slot slot) {
+  switch (slot) {
+    case Slot::kName:
+      return OpKind::kName;
+    case Slot::kNameString:
+      return OpKind::kNameString;
+    case Slot::kId:
+      return OpKind::kId;
+    case Slot::kIndex:
+      return OpKind::kIndex;
+    case Slot::kIndex1:
+      return OpKind::kIndex1;
+    case Slot::kArguments:
+      return OpKind::kArgs;
+    case Slot::kKey:
+      return OpKind::kKey;
+    case Slot::kValue:
+      return OpKind::kValue;
+    case Slot::kValueType:
+      return OpKind::kValueType;
+    case Slot::kIsString:
+      return OpKind::kIsString;
+    case Slot::kText:
+      break;
+  }
+  return OpKind::kText;
+}
+
+// Appends `parts` as ops (consecutive texts merged), each op's next the following one; returns
+// the index of the first.
+uint32_t AppendParts(std::vector<Op>& ops, const std::vector<parse::CallGrammar::Part>& parts) {
+  const auto first = static_cast<uint32_t>(ops.size());
+  for (const parse::CallGrammar::Part& part : parts) {
+    const OpKind kind = KindOf(part.slot);
+    if (kind == OpKind::kText && !ops.empty() && ops.size() > first &&
+        ops.back().kind == OpKind::kText) {
+      ops.back().text.append(part.text);
+      continue;
+    }
+    ops.push_back({kind, kind == OpKind::kText ? std::string(part.text) : std::string(), 0});
+  }
+  for (auto i = first; i < ops.size(); ++i)
+    ops[i].next = i + 1;
+  return first;
+}
+
+std::vector<uint32_t> Failure(std::string_view text) {
+  std::vector<uint32_t> kmp(text.size(), 0);
+  uint32_t k = 0;
+  for (size_t i = 1; i < text.size(); ++i) {
+    while (k > 0 && text[i] != text[k])
+      k = kmp[k - 1];
+    if (text[i] == text[k]) ++k;
+    kmp[i] = k;
+  }
+  return kmp;
+}
+
+// A branch alternative: `prefix` then op `target`, absorbing the target's text.
+Grammar::Alternative MakeAlternative(Grammar& g, std::string prefix, uint32_t target) {
+  if (target != kNone && g.ops[target].kind == OpKind::kText) {
+    prefix += g.ops[target].text;
+    target = g.ops[target].next;
+  }
+  g.texts.push_back(std::move(prefix));
+  return {{}, target};
+}
+
+// The types of an enum's (or const's) values.
+uint8_t EnumTypes(const constrain::SchemaNode& node) {
+  std::vector<std::string> values = node.enum_values;
+  if (node.const_value) values.push_back(*node.const_value);
+  uint8_t types = 0;
+  for (const std::string& value : values) {
+    const char first = value.empty() ? ' ' : value[0];
+    if (first == '"')
+      types |= constrain::kTypeString;
+    else if (first == '{')
+      types |= constrain::kTypeObject;
+    else if (first == '[')
+      types |= constrain::kTypeArray;
+    else if (first == 't' || first == 'f')
+      types |= constrain::kTypeBoolean;
+    else if (first == 'n')
+      types |= constrain::kTypeNull;
+    else
+      types |= constrain::kTypeNumber | constrain::kTypeInteger;
+  }
+  return types;
+}
+
+void AddWord(Param& param, std::string word, uint8_t bits) {
+  param.type_trie.Add(word, static_cast<uint32_t>(param.type_words.size()));
+  param.type_words.push_back(std::move(word));
+  param.type_bits.push_back(bits);
+}
+
+Expected<bool> MakeParams(const parse::CallGrammar& family, const parse::ToolSpec& spec,
+                          Tool& tool) {
+  const constrain::SchemaNode& root = tool.ir->node(tool.ir->root);
+  if (root.properties.size() > 64) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "tool '" + spec.name + "': more than 64 parameters in a key-value call format");
+  }
+  bool value_type = false;
+  bool is_string = false;
+  for (const auto& part : family.argument) {
+    value_type = value_type || part.slot == Slot::kValueType;
+    is_string = is_string || part.slot == Slot::kIsString;
+  }
+  for (const constrain::PropertySchema& property : root.properties) {
+    Param param;
+    param.name = property.name;
+    param.node = property.schema;
+    const constrain::SchemaNode& node = tool.ir->node(property.schema);
+    param.types = node.types;
+    param.raw = spec.TypeOf(property.name) == parse::ParamType::kString;
+    param.min_length = node.min_length;
+    param.max_length = node.max_length;
+    if (node.has_enum || node.const_value) {
+      std::vector<std::string> values = node.enum_values;
+      if (node.const_value) values = {*node.const_value};
+      for (const std::string& value : values) {
+        std::string decoded;
+        if (value.size() < 2 || value.front() != '"') continue;
+        if (!text::DecodeJsonString(std::string_view(value).substr(1, value.size() - 2), decoded))
+          continue;
+        param.enum_trie.Add(decoded, 0);
+        param.has_enum = true;
+      }
+    }
+    uint8_t types = node.types == 0 ? static_cast<uint8_t>(constrain::kTypeAny) : node.types;
+    if (node.has_enum || node.const_value) types &= EnumTypes(node);
+    if (is_string) {
+      if ((types & constrain::kTypeString) != 0) AddWord(param, "true", constrain::kTypeString);
+      const auto others = static_cast<uint8_t>(types & ~constrain::kTypeString);
+      if (others != 0) AddWord(param, "false", others);
+    } else if (value_type) {
+      static const std::pair<const char*, uint8_t> kWords[] = {
+          {"string", constrain::kTypeString}, {"integer", constrain::kTypeInteger},
+          {"number", constrain::kTypeNumber}, {"boolean", constrain::kTypeBoolean},
+          {"null", constrain::kTypeNull},     {"object", constrain::kTypeObject},
+          {"array", constrain::kTypeArray}};
+      for (const auto& [word, bit] : kWords) {
+        if ((types & bit) == 0) continue;
+        if (bit == constrain::kTypeInteger && (types & constrain::kTypeNumber) != 0) continue;
+        AddWord(param, word, bit);
+      }
+    }
+    const auto index = static_cast<uint32_t>(tool.params.size());
+    tool.key_trie.Add(param.name, index);
+    tool.all |= uint64_t{1} << index;
+    if (std::find(root.required.begin(), root.required.end(), param.name) != root.required.end()) {
+      param.required = true;
+      tool.required |= uint64_t{1} << index;
+    }
+    tool.params.push_back(std::move(param));
+  }
+  for (const std::string& name : root.required) {
+    bool declared = false;
+    for (const Param& param : tool.params)
+      declared = declared || param.name == name;
+    if (!declared) {
+      return Error(ErrorCode::kUnsupported,
+                   "tool '" + spec.name + "': required parameter '" + name +
+                       "' is not declared in properties, which a key-value call format needs");
+    }
+  }
+  return true;
+}
+
+Expected<bool> MakeTools(Grammar& g, const parse::CallGrammar& family,
+                         std::vector<parse::ToolSpec> specs) {
+  bool bare = false;
+  for (const auto& part : family.call) {
+    if (part.slot == Slot::kName) {
+      bare = true;
+      break;
+    }
+    if (part.slot == Slot::kNameString) break;
+  }
+  for (parse::ToolSpec& spec : specs) {
+    if (!spec.callable()) continue;
+    if (!g.options.forced_tool.empty() && spec.name != g.options.forced_tool) continue;
+    if (spec.name.empty()) return Error(ErrorCode::kInvalidArgument, "a tool has no name");
+    Tool tool;
+    tool.name = spec.name;
+    text::AppendJsonString(tool.name_json, spec.name);
+    const std::string_view schema =
+        spec.parameters_json.empty() ? std::string_view("{}") : spec.parameters_json;
+    auto ir = constrain::CompileSchema(schema);
+    if (!ir) {
+      return Error(ir.error().code(),
+                   "tool '" + spec.name + "' parameters: " + ir.error().message());
+    }
+    tool.ir = std::make_shared<const constrain::SchemaIr>(*std::move(ir));
+    if (g.key_value) {
+      auto made = MakeParams(family, spec, tool);
+      if (!made) return made.error();
+    }
+    g.names.Add(bare ? tool.name : tool.name_json, static_cast<uint32_t>(g.tools.size()));
+    g.tools.push_back(std::move(tool));
+  }
+  if (g.tools.empty()) {
+    return Error(ErrorCode::kInvalidArgument,
+                 g.options.forced_tool.empty()
+                     ? "tool calls: no callable tool declared"
+                     : "tool_choice names '" + g.options.forced_tool + "', which is not declared");
+  }
+  return true;
+}
+
+// The program: open text, the call's ops, the branch after a call, the end, and (key-value)
+// the branch between arguments with the argument's ops.
+Expected<bool> MakeProgram(Grammar& g, const parse::CallGrammar& family) {
+  g.ops.push_back({OpKind::kText, std::string(family.open), 1});
+  g.block_op = 0;
+  g.call_op = AppendParts(g.ops, family.call);
+  const auto after_call = static_cast<uint32_t>(g.ops.size());
+  g.ops.push_back({OpKind::kAfterCall, {}, kNone});
+  g.end_op = static_cast<uint32_t>(g.ops.size());
+  g.ops.push_back({OpKind::kEnd, {}, kNone});
+  g.ops[after_call - 1].next = after_call;
+  uint32_t args_op = kNone;
+  for (uint32_t i = g.call_op; i < after_call; ++i) {
+    if (g.ops[i].kind == OpKind::kArgs) args_op = i;
+  }
+  if (args_op == kNone) return Error(ErrorCode::kUnsupported, "call format has no arguments");
+  uint32_t members = kNone;
+  if (g.key_value) {
+    members = static_cast<uint32_t>(g.ops.size());
+    g.ops.push_back({OpKind::kMembers, {}, kNone});
+    const uint32_t first = AppendParts(g.ops, family.argument);
+    g.ops.back().next = members;
+    g.ops[members].next = first;
+    const uint32_t args_next = g.ops[args_op].next;
+    g.ops[args_op].next = members;
+    for (auto i = first; i < g.ops.size(); ++i) {
+      if (g.ops[i].kind == OpKind::kValue &&
+          (g.ops[i].next >= g.ops.size() || g.ops[g.ops[i].next].kind != OpKind::kText ||
+           g.ops[g.ops[i].next].next == first)) {
+        return Error(ErrorCode::kUnsupported, "argument format has no text after a value");
+      }
+    }
+    g.continue_alt.resize(g.ops.size());
+    g.continue_first.resize(g.ops.size());
+    g.finish_alt.resize(g.ops.size());
+    g.continue_first[members] = MakeAlternative(g, "", first);
+    g.continue_alt[members] = MakeAlternative(g, std::string(family.argument_separator), first);
+    g.finish_alt[members] = MakeAlternative(g, "", args_next);
+  }
+  g.continue_alt.resize(g.ops.size());
+  g.continue_first.resize(g.ops.size());
+  g.finish_alt.resize(g.ops.size());
+  g.continue_alt[after_call] = MakeAlternative(g, std::string(family.separator), g.call_op);
+  g.finish_alt[after_call] = MakeAlternative(g, std::string(family.close), g.end_op);
+  // Alternative texts point into `texts`, which no longer moves.
+  size_t next_text = 0;
+  auto bind = [&](Grammar::Alternative& alt) { alt.text = g.texts[next_text++]; };
+  if (g.key_value) {
+    bind(g.continue_first[members]);
+    bind(g.continue_alt[members]);
+    bind(g.finish_alt[members]);
+  }
+  bind(g.continue_alt[after_call]);
+  bind(g.finish_alt[after_call]);
+  return true;
+}
+
+}  // namespace
+
+std::shared_ptr<const constrain::CompiledGrammar> Grammar::JsonGrammar(uint32_t tool_index,
+                                                                       uint32_t param,
+                                                                       uint8_t types) const {
+  const uint64_t key = (uint64_t{tool_index} << 40) | (uint64_t{param + 1u} << 8) | types;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = grammars.find(key);
+  if (found != grammars.end()) return found->second;
+  const Tool& tool = tools[tool_index];
+  constrain::SchemaIr ir = *tool.ir;
+  constrain::SchemaNode node;
+  if (param == kNone) {
+    node.types = constrain::kTypeObject;
+    node.all_of = {ir.root};
+  } else {
+    node.types = types == 0 ? static_cast<uint8_t>(constrain::kTypeAny) : types;
+    node.all_of = {tool.params[param].node};
+  }
+  ir.nodes.push_back(std::move(node));
+  ir.pointers.emplace_back();
+  ir.root = static_cast<constrain::NodeId>(ir.nodes.size() - 1);
+  constrain::GrammarOptions json = options.json;
+  json.document_whitespace = false;
+  auto compiled = constrain::CompiledGrammar::Compile(ir, vocabulary, json);
+  std::shared_ptr<const constrain::CompiledGrammar> grammar =
+      compiled ? *std::move(compiled) : nullptr;
+  grammars.emplace(key, grammar);
+  return grammar;
+}
+
+Expected<std::unique_ptr<Grammar>> CompileGrammar(
+    const parse::CallGrammar& family, std::vector<parse::ToolSpec> tools,
+    std::shared_ptr<const constrain::Vocabulary> vocabulary, ToolCallOptions options) {
+  using Args = parse::CallGrammar::Args;
+  if (family.args == Args::kPythonKeywords || family.args == Args::kCustom) {
+    return Error(ErrorCode::kUnsupported,
+                 "tool calls: constrained decoding does not follow this format's argument syntax "
+                 "(Python keywords or a custom syntax) yet");
+  }
+  if (vocabulary == nullptr) return Error(ErrorCode::kInvalidArgument, "tool calls: no vocabulary");
+  auto g = std::make_unique<Grammar>();
+  g->vocabulary = std::move(vocabulary);
+  g->index = IndexFor(*g->vocabulary);
+  g->options = std::move(options);
+  g->key_value = family.args == Args::kKeyValue;
+  g->cdata = family.cdata_strings;
+  if (auto made = MakeTools(*g, family, std::move(tools)); !made) return made.error();
+  if (auto made = MakeProgram(*g, family); !made) return made.error();
+  g->lead = g->ops[g->block_op].text;
+  if (g->ops[g->call_op].kind == OpKind::kText) g->lead += g->ops[g->call_op].text;
+  if (g->options.mode == ToolChoiceMode::kAuto) {
+    for (const std::string& marker : g->options.start_markers) {
+      if (!marker.empty() && g->lead.starts_with(marker) && marker.size() > g->trigger.size())
+        g->trigger = marker;
+    }
+    if (g->trigger.empty() && g->lead.empty()) {
+      return Error(ErrorCode::kUnsupported,
+                   "tool calls: this format has no text that opens a call, so tool_choice auto "
+                   "cannot tell a call from an answer; use tool_choice required");
+    }
+    g->kmp = Failure(g->trigger);
+  }
+  if (g->key_value) {
+    // Raw values end at the text after the value: tokens holding neither its first byte nor
+    // the first byte of its marker (the text without blanks) are safe.
+    uint8_t core_first = 0;
+    for (const Op& op : g->ops) {
+      if (op.kind != OpKind::kValue) continue;
+      const std::string& stop = g->ops[op.next].text;
+      g->raw_stop = static_cast<uint8_t>(stop[0]);
+      const size_t core = stop.find_first_not_of(" \n\t\r");
+      core_first = static_cast<uint8_t>(core == std::string::npos ? stop[0] : stop[core]);
+    }
+    const TokenIndex& index = *g->index;
+    g->raw_safe.assign(g->vocabulary->mask_words(), 0);
+    std::vector<uint8_t> unsafe(g->vocabulary->size(), 0);
+    for (const uint8_t byte : {g->raw_stop, core_first, uint8_t{'&'}, uint8_t{'<'}}) {
+      if (byte != g->raw_stop && byte != core_first && !g->cdata) continue;
+      if (std::find(g->raw_check.begin(), g->raw_check.end(), byte) == g->raw_check.end())
+        g->raw_check.push_back(byte);
+      for (const uint32_t token : index.containing[byte])
+        unsafe[token] = 1;
+    }
+    for (uint32_t token = 0; token < g->vocabulary->size(); ++token) {
+      if (unsafe[token] || !index.utf8_ok[token] || g->vocabulary->is_special(token)) continue;
+      if ((index.free_mask[token >> 5] >> (token & 31) & 1) == 0) continue;
+      g->raw_safe[token >> 5] |= uint32_t{1} << (token & 31);
+    }
+  }
+  return g;
+}
+
+}  // namespace crux::logits::tools

@@ -1,0 +1,209 @@
+// The compiled form of a tool-call grammar and the byte-level cursor that follows it (private
+// to logits/). See crux/logits/tool_calls.h for what is recognised.
+//
+// A family's CallGrammar becomes a small program of ops: text (forced bytes), slots (name,
+// id, index, arguments, key, value type, value) and two branch points (after a call: another
+// call or the close; in key-value arguments: another argument or the end). A Cursor is the
+// position in that program, a plain 48-byte value that is copied freely; the only state that
+// is not in it is the JSON matcher of an argument or value being written, which lives in a
+// list of holes beside it, changed through a journal that can be undone.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "crux/constrain/matcher.h"
+#include "crux/logits/tool_calls.h"
+#include "token_index.h"
+
+namespace crux::logits::tools {
+
+inline constexpr uint32_t kNone = UINT32_MAX;
+
+enum class OpKind : uint8_t {
+  kText,        // forced bytes (text)
+  kName,        // a tool's name, bare; once chosen in this call, that name again
+  kNameString,  // a tool's name as a JSON string literal
+  kId,          // 1 to 32 of [a-z0-9]
+  kIndex,       // the call's position, from 0
+  kIndex1,      // from 1
+  kArgs,        // the arguments (JSON hole, or the key-value members)
+  kAfterCall,   // branch: separator + next call, or close
+  kEnd,         // only end-of-generation
+  kMembers,     // branch: another argument, or the end of the arguments
+  kKey,         // a parameter name not yet written
+  kValueType,   // the value's JSON type name
+  kIsString,    // "true" / "false"
+  kValue,       // the value
+};
+
+struct Op {
+  OpKind kind = OpKind::kText;
+  std::string text;
+  uint32_t next = kNone;
+};
+
+// A byte trie over a few names (tool names, parameter names, enum strings, type words).
+struct SmallTrie {
+  struct Node {
+    std::vector<std::pair<uint8_t, uint32_t>> edges;  // sorted by byte
+    uint32_t terminal = kNone;                        // the name ending here
+    uint64_t below = 0;                               // names 0..63 in the subtree (bitset)
+  };
+  std::vector<Node> nodes = {Node{}};
+  void Add(std::string_view text, uint32_t index);
+  uint32_t Step(uint32_t node, uint8_t byte) const;
+};
+
+struct Param {
+  std::string name;
+  constrain::NodeId node = constrain::kNoNode;
+  bool raw = false;  // a string-typed parameter: written raw
+  uint8_t types = constrain::kTypeAny;
+  bool required = false;
+  // Raw strings.
+  uint64_t min_length = 0;
+  uint64_t max_length = UINT64_MAX;
+  bool has_enum = false;
+  SmallTrie enum_trie;
+  // kValueType words (string, number, …) and kIsString words (true, false) it admits.
+  std::vector<std::string> type_words;
+  std::vector<uint8_t> type_bits;  // the TypeBits of each word
+  SmallTrie type_trie;
+};
+
+struct Tool {
+  std::string name;
+  std::string name_json;
+  std::shared_ptr<const constrain::SchemaIr> ir;
+  std::vector<Param> params;
+  SmallTrie key_trie;
+  uint64_t required = 0;
+  uint64_t all = 0;
+};
+
+enum class Phase : uint8_t {
+  kBlanks,  // blanks before the block (a: how many)
+  kAnchor,  // auto, anchored: matching the block's opening text (a: offset)
+  kFree,    // auto: free text, watching for the trigger (a: KMP state)
+  kPlain,   // auto: free text for good
+  kText,    // op's text at offset a (kText ops and dynamic texts)
+  kBranch,  // op's alternatives at offset a, live bits b (1: continue, 2: finish)
+  kName,    // name trie node a
+  kId,      // a characters written
+  kJson,    // JSON hole `hole`
+  kKey,     // key trie node a
+  kWord,    // type-word trie node a
+  kRaw,     // raw string: a code points, b KMP over the terminator, c over its core, d UTF-8
+  kEnum,    // raw enum trie node a
+  kEnd,     // end-of-generation only
+  kDone,    // ended
+};
+
+struct Cursor {
+  Phase phase = Phase::kBlanks;
+  uint8_t type = 0;  // kv: the value type chosen by kValueType/kIsString (TypeBits; 0: none)
+  uint16_t calls = 0;
+  uint32_t op = 0;
+  uint32_t tool = kNone;
+  uint32_t param = kNone;
+  uint32_t a = 0;
+  uint32_t b = 0;
+  uint32_t c = 0;
+  uint32_t d = 0;
+  uint32_t hole = kNone;
+  uint64_t used = 0;
+};
+
+struct Grammar {
+  std::shared_ptr<const constrain::Vocabulary> vocabulary;
+  std::shared_ptr<const TokenIndex> index;
+  ToolCallOptions options;
+  bool key_value = false;
+  bool cdata = false;
+  std::vector<Op> ops;
+  uint32_t block_op = 0;      // the block's first op (the open text)
+  uint32_t call_op = 0;       // the call's first op
+  uint32_t end_op = 0;        // kEnd
+  std::string lead;           // open + the call's leading text
+  std::string trigger;        // auto: the start marker (empty: anchored)
+  std::vector<uint32_t> kmp;  // failure function of `trigger`
+  SmallTrie names;
+  std::vector<Tool> tools;
+  // Raw string values: tokens that are always safe inside one (no byte of the terminator's
+  // first byte, well-formed UTF-8), and the tokens that must be stepped.
+  std::vector<uint32_t> raw_safe;
+  uint8_t raw_stop = 0;
+  std::vector<uint8_t> raw_check;  // bytes whose tokens RawMask steps
+
+  // Branch alternatives of op `op` for `cursor`: text and the op entered after it.
+  struct Alternative {
+    std::string_view text;
+    uint32_t target = kNone;
+  };
+  std::vector<Alternative> continue_alt;    // per branch op: another call / another argument
+  std::vector<Alternative> continue_first;  // per kMembers op: the first argument
+  std::vector<Alternative> finish_alt;      // per branch op: close / end of arguments
+  std::vector<std::string> texts;           // storage for alternative texts
+
+  // JSON grammars of argument objects and values, compiled on first use: key (tool, param,
+  // type bits), param kNone for the arguments object.
+  mutable std::mutex mutex;
+  mutable std::map<uint64_t, std::shared_ptr<const constrain::CompiledGrammar>> grammars;
+  std::shared_ptr<const constrain::CompiledGrammar> JsonGrammar(uint32_t tool, uint32_t param,
+                                                                uint8_t types) const;
+};
+
+// One undoable change to the holes.
+struct JournalEntry {
+  uint32_t hole;
+  bool created;  // true: the hole was created (undo removes it); false: one matcher step
+};
+
+// Follows bytes from a cursor over the grammar, changing the holes through the journal.
+class Walker {
+ public:
+  Walker(const Grammar& grammar, std::vector<constrain::Matcher>& holes,
+         std::vector<JournalEntry>& journal)
+      : g_(grammar), holes_(holes), journal_(journal) {}
+
+  // Enters op `op` (skipping empty texts) with the rest of `cursor` kept.
+  bool Enter(Cursor& cursor, uint32_t op);
+  // Feeds one byte; false (cursor unspecified) when refused. `literal` is cleared when the
+  // byte went anywhere but forced text or free text (special tokens need it kept).
+  bool Feed(Cursor& cursor, uint8_t byte, bool& literal);
+  bool FeedBytes(Cursor& cursor, std::string_view bytes, bool& literal);
+  bool CanEnd(const Cursor& cursor) const;
+  // Undoes journal entries down to `mark`.
+  void Undo(size_t mark);
+  // The cursor after the hole of `cursor` (a kJson cursor) is complete.
+  bool Exit(Cursor& cursor);
+  // The opening position of the block after `consumed` bytes of its leading text.
+  bool EnterLead(Cursor& cursor, size_t consumed);
+
+ private:
+  bool FeedBranch(Cursor& cursor, uint8_t byte, bool& literal);
+  bool FeedTrie(Cursor& cursor, uint8_t byte, bool& literal);
+  bool FeedRaw(Cursor& cursor, uint8_t byte);
+  bool FeedLead(Cursor& cursor, uint8_t byte, bool& literal);
+  bool EnterValue(Cursor& cursor, const Op& op);
+  bool OpenHole(Cursor& cursor, uint32_t param, uint8_t types, uint32_t next);
+  void TakeAlternative(Cursor& cursor, int which);
+  std::string_view DynamicText(const Cursor& cursor, char* buffer) const;
+
+  const Grammar& g_;
+  std::vector<constrain::Matcher>& holes_;
+  std::vector<JournalEntry>& journal_;
+};
+
+Expected<std::unique_ptr<Grammar>> CompileGrammar(
+    const parse::CallGrammar& family, std::vector<parse::ToolSpec> tools,
+    std::shared_ptr<const constrain::Vocabulary> vocabulary, ToolCallOptions options);
+
+}  // namespace crux::logits::tools
