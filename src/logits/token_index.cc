@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <mutex>
 #include <string_view>
-#include <unordered_map>
 
 namespace crux::logits::tools {
 namespace {
@@ -92,6 +91,12 @@ void IndexBytes(const constrain::Vocabulary& vocabulary, uint32_t token, TokenIn
   uint32_t code_points = 0;
   index.utf8_ok[token] = Utf8Ok(bytes, code_points) ? 1 : 0;
   index.max_token_code_points = std::max(index.max_token_code_points, code_points);
+  const uint32_t bit = uint32_t{1} << (token & 31);
+  for (uint32_t k = code_points; k <= TokenIndex::kCountedCodePoints; ++k)
+    index.at_most[k][token >> 5] |= bit;
+  auto blank = [](char ch) { return ch == ' ' || ch == '\n' || ch == '\t' || ch == '\r'; };
+  if (!bytes.empty() && blank(bytes.front())) index.starts_blank[token >> 5] |= bit;
+  if (!bytes.empty() && blank(bytes.back())) index.ends_blank[token >> 5] |= bit;
   bool seen[256] = {};
   for (size_t s = 0; s < bytes.size(); ++s) {
     const auto b = static_cast<uint8_t>(bytes[s]);
@@ -110,6 +115,9 @@ std::shared_ptr<const TokenIndex> Build(const constrain::Vocabulary& vocabulary)
   index->free_mask.assign(words, 0);
   index->eog_mask.assign(words, 0);
   index->utf8_ok.assign(vocabulary.size(), 0);
+  index->at_most.assign(TokenIndex::kCountedCodePoints + 1, std::vector<uint32_t>(words, 0));
+  index->starts_blank.assign(words, 0);
+  index->ends_blank.assign(words, 0);
   index->byte_token.fill(UINT32_MAX);
   for (const uint32_t id : vocabulary.end_of_generation())
     index->eog_mask[id >> 5] |= uint32_t{1} << (id & 31);
@@ -131,13 +139,17 @@ std::shared_ptr<const TokenIndex> Build(const constrain::Vocabulary& vocabulary)
 }  // namespace
 
 std::shared_ptr<const TokenIndex> IndexFor(const constrain::Vocabulary& vocabulary) {
+  // Kept for the life of the process (a server holds one or two vocabularies), so that a
+  // request's grammar never pays for the index; the oldest goes past a handful.
   static std::mutex mutex;
-  static std::unordered_map<uint64_t, std::weak_ptr<const TokenIndex>> cache;
+  static std::vector<std::pair<uint64_t, std::shared_ptr<const TokenIndex>>> cache;
   std::lock_guard<std::mutex> lock(mutex);
-  std::weak_ptr<const TokenIndex>& slot = cache[vocabulary.identity()];
-  if (auto index = slot.lock()) return index;
+  for (const auto& [identity, index] : cache) {
+    if (identity == vocabulary.identity()) return index;
+  }
   auto index = Build(vocabulary);
-  slot = index;
+  if (cache.size() >= 4) cache.erase(cache.begin());
+  cache.emplace_back(vocabulary.identity(), index);
   return index;
 }
 

@@ -40,6 +40,12 @@ struct TokenIndex {
   // The token that writes exactly one byte b, or UINT32_MAX.
   std::array<uint32_t, 256> byte_token{};
   uint32_t max_token_code_points = 0;
+  // Masks: tokens of at most k code points (k <= kCountedCodePoints), tokens whose first or
+  // last byte is a blank (space, tab, newline, carriage return).
+  static constexpr uint32_t kCountedCodePoints = 32;
+  std::vector<std::vector<uint32_t>> at_most;
+  std::vector<uint32_t> starts_blank;
+  std::vector<uint32_t> ends_blank;
 
   size_t size() const { return byte.size(); }
 };

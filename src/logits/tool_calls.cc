@@ -141,22 +141,39 @@ void FreeMask(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walk
   }
 }
 
+// A raw value with no pending match of its terminator and no unfinished character: every
+// token without the terminator's bytes is decided by its length and blanks alone.
 bool RawNeutral(const tools::Grammar& g, const Cursor& cursor) {
-  if (cursor.phase != Phase::kRaw || cursor.b != 0 || cursor.c != 0 || (cursor.d & 3) != 0 ||
-      (cursor.d >> 24 & 1) == 0)
+  if (cursor.phase != Phase::kRaw || cursor.b != 0 || cursor.c != 0 || (cursor.d & 3) != 0)
     return false;
   const tools::Param& param = g.tools[cursor.tool].params[cursor.param];
-  return param.max_length == UINT64_MAX ||
-         param.max_length >= uint64_t{cursor.a} + g.index->max_token_code_points;
+  return param.max_length >= uint64_t{cursor.a} + g.index->max_token_code_points ||
+         param.max_length - cursor.a <= tools::TokenIndex::kCountedCodePoints;
 }
 
 void RawMask(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walker,
              std::span<uint32_t> mask) {
-  std::copy(g.raw_safe.begin(), g.raw_safe.end(), mask.begin());
+  const tools::TokenIndex& index = *g.index;
+  const Cursor& cursor = s.cursor;
+  const tools::Param& param = g.tools[cursor.tool].params[cursor.param];
+  const bool begun = (cursor.d >> 24 & 1) != 0;
+  const uint64_t room = param.max_length - cursor.a;
+  if (room >= index.max_token_code_points) {
+    for (size_t w = 0; w < mask.size(); ++w)
+      mask[w] = g.raw_safe[w] & (begun ? ~uint32_t{0} : ~index.starts_blank[w]);
+  } else {
+    // Tokens shorter than the room left, or exactly as long and not ending on a blank.
+    const std::vector<uint32_t>& shorter = room == 0 ? index.at_most[0] : index.at_most[room - 1];
+    const std::vector<uint32_t>& fitting = index.at_most[room];
+    for (size_t w = 0; w < mask.size(); ++w) {
+      const uint32_t length_ok = shorter[w] | (fitting[w] & ~shorter[w] & ~index.ends_blank[w]);
+      mask[w] = g.raw_safe[w] & length_ok & (begun ? ~uint32_t{0} : ~index.starts_blank[w]);
+    }
+  }
   for (const uint8_t byte : g.raw_check) {
-    for (const uint32_t token : g.index->containing[byte]) {
+    for (const uint32_t token : index.containing[byte]) {
       if (TestBit(mask, token) || g.vocabulary->is_special(token)) continue;
-      if (TryToken(g, s, walker, s.cursor, token)) SetBit(mask, token);
+      if (TryToken(g, s, walker, cursor, token)) SetBit(mask, token);
     }
   }
 }

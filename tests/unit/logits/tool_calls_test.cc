@@ -67,23 +67,45 @@ bool Follows(const parse::CallGrammar& grammar) {
          grammar.args == parse::CallGrammar::Args::kKeyValue;
 }
 
+int Bits(uint32_t word) {
+  word = word - ((word >> 1) & 0x55555555u);
+  word = (word & 0x33333333u) + ((word >> 2) & 0x33333333u);
+  return static_cast<int>((((word + (word >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24);
+}
+
 // A uniform pick among the allowed tokens; end-of-generation as soon as it is allowed when
 // `stop` (a model that stops when it may).
-uint32_t Sample(LogitsProcessor& processor, const constrain::Vocabulary& vocabulary,
-                std::vector<uint32_t>& mask, std::mt19937_64& random, bool stop) {
+uint32_t Sample(LogitsProcessor& processor, std::vector<uint32_t>& mask, std::mt19937_64& random,
+                bool stop) {
   EXPECT_TRUE(processor.FillMask(mask));
   if (stop && TestBit(mask, test::kImEnd)) return test::kImEnd;
+  // Uniform by rejection where the mask is dense, by counting where it is not.
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    const auto token = static_cast<uint32_t>(random() % (mask.size() * 32));
+    if (TestBit(mask, token)) return token;
+  }
   size_t count = 0;
   for (const uint32_t word : mask)
-    count += static_cast<size_t>(__builtin_popcount(word));
+    count += static_cast<size_t>(Bits(word));
   EXPECT_GT(count, 0u);
   if (count == 0) return test::kImEnd;
   size_t k = random() % count;
-  for (uint32_t id = 0; id < vocabulary.size(); ++id) {
-    if (!TestBit(mask, id)) continue;
-    if (k-- == 0) return id;
+  for (size_t w = 0; w < mask.size(); ++w) {
+    const auto bits = static_cast<size_t>(Bits(mask[w]));
+    if (k >= bits) {
+      k -= bits;
+      continue;
+    }
+    uint32_t word = mask[w];
+    for (; k > 0; --k)
+      word &= word - 1;
+    return static_cast<uint32_t>(w * 32 + static_cast<size_t>(__builtin_ctz(word)));
   }
   return test::kImEnd;
+}
+
+const std::string& TextOf(const LogitsProcessor& processor) {
+  return static_cast<const ToolCallProcessor&>(processor).text();
 }
 
 struct Sampled {
@@ -92,15 +114,18 @@ struct Sampled {
   bool ended = false;
 };
 
-Sampled Generate(ToolCallProcessor& processor, const constrain::Vocabulary& vocabulary,
-                 std::mt19937_64& random, size_t max_tokens = 1500) {
+// `stop_percent`: how often end-of-generation is taken when allowed (otherwise parallel calls
+// go on).
+Sampled Generate(LogitsProcessor& processor, const std::string& (*text)(const LogitsProcessor&),
+                 const constrain::Vocabulary& vocabulary, std::mt19937_64& random,
+                 int stop_percent = 50, size_t max_tokens = 4000) {
   std::vector<uint32_t> mask(vocabulary.mask_words());
   Sampled run;
   for (size_t step = 0; step < max_tokens; ++step) {
-    // Stop half the time when allowed, so that parallel calls are sampled too.
-    const uint32_t token = Sample(processor, vocabulary, mask, random, random() % 2 == 0);
+    const uint32_t token =
+        Sample(processor, mask, random, static_cast<int>(random() % 100) < stop_percent);
     run.tokens.push_back(token);
-    EXPECT_TRUE(processor.Accept(token)) << "token " << token << " after: " << processor.text();
+    EXPECT_TRUE(processor.Accept(token)) << "token " << token << " after: " << text(processor);
     if (::testing::Test::HasFailure()) {
       for (const uint32_t t : run.tokens)
         std::fprintf(stderr, "%u ", t);
@@ -112,7 +137,7 @@ Sampled Generate(ToolCallProcessor& processor, const constrain::Vocabulary& voca
       break;
     }
   }
-  run.text = processor.text();
+  run.text = text(processor);
   return run;
 }
 
@@ -145,7 +170,7 @@ TEST(ToolCallsTest, EveryFamilyRequiredCallsParseAndValidate) {
     std::mt19937_64 random(7);
     for (int run = 0; run < 100; ++run) {
       ToolCallProcessor processor(*grammar);
-      const Sampled sampled = Generate(processor, *vocabulary, random);
+      const Sampled sampled = Generate(processor, TextOf, *vocabulary, random);
       const std::string context = std::string(info.name) + " run " + std::to_string(run);
       ASSERT_TRUE(sampled.ended) << context << " did not end:\n" << sampled.text;
       CheckCalls(info, tools, sampled.text, 1, context);
