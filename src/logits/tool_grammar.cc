@@ -108,6 +108,45 @@ void AddWord(Param& param, std::string word, uint8_t bits) {
   param.type_bits.push_back(bits);
 }
 
+// The raw-string facts and type words of one parameter.
+void DescribeParam(const parse::ToolSpec& spec, const constrain::SchemaNode& node, bool value_type,
+                   bool is_string, Param& param) {
+  param.types = node.types;
+  param.raw = spec.TypeOf(param.name) == parse::ParamType::kString;
+  param.min_length = node.min_length;
+  param.max_length = node.max_length;
+  if (node.has_enum || node.const_value) {
+    std::vector<std::string> values = node.enum_values;
+    if (node.const_value) values = {*node.const_value};
+    for (const std::string& value : values) {
+      std::string decoded;
+      if (value.size() < 2 || value.front() != '"') continue;
+      if (!text::DecodeJsonString(std::string_view(value).substr(1, value.size() - 2), decoded))
+        continue;
+      param.enum_trie.Add(decoded, 0);
+      param.has_enum = true;
+    }
+  }
+  uint8_t types = node.types == 0 ? static_cast<uint8_t>(constrain::kTypeAny) : node.types;
+  if (node.has_enum || node.const_value) types &= EnumTypes(node);
+  if (is_string) {
+    if ((types & constrain::kTypeString) != 0) AddWord(param, "true", constrain::kTypeString);
+    const auto others = static_cast<uint8_t>(types & ~constrain::kTypeString);
+    if (others != 0) AddWord(param, "false", others);
+  } else if (value_type) {
+    static const std::pair<const char*, uint8_t> words[] = {
+        {"string", constrain::kTypeString}, {"integer", constrain::kTypeInteger},
+        {"number", constrain::kTypeNumber}, {"boolean", constrain::kTypeBoolean},
+        {"null", constrain::kTypeNull},     {"object", constrain::kTypeObject},
+        {"array", constrain::kTypeArray}};
+    for (const auto& [word, bit] : words) {
+      if ((types & bit) == 0) continue;
+      if (bit == constrain::kTypeInteger && (types & constrain::kTypeNumber) != 0) continue;
+      AddWord(param, word, bit);
+    }
+  }
+}
+
 Expected<bool> MakeParams(const parse::CallGrammar& family, const parse::ToolSpec& spec,
                           Tool& tool) {
   const constrain::SchemaNode& root = tool.ir->node(tool.ir->root);
@@ -125,41 +164,7 @@ Expected<bool> MakeParams(const parse::CallGrammar& family, const parse::ToolSpe
     Param param;
     param.name = property.name;
     param.node = property.schema;
-    const constrain::SchemaNode& node = tool.ir->node(property.schema);
-    param.types = node.types;
-    param.raw = spec.TypeOf(property.name) == parse::ParamType::kString;
-    param.min_length = node.min_length;
-    param.max_length = node.max_length;
-    if (node.has_enum || node.const_value) {
-      std::vector<std::string> values = node.enum_values;
-      if (node.const_value) values = {*node.const_value};
-      for (const std::string& value : values) {
-        std::string decoded;
-        if (value.size() < 2 || value.front() != '"') continue;
-        if (!text::DecodeJsonString(std::string_view(value).substr(1, value.size() - 2), decoded))
-          continue;
-        param.enum_trie.Add(decoded, 0);
-        param.has_enum = true;
-      }
-    }
-    uint8_t types = node.types == 0 ? static_cast<uint8_t>(constrain::kTypeAny) : node.types;
-    if (node.has_enum || node.const_value) types &= EnumTypes(node);
-    if (is_string) {
-      if ((types & constrain::kTypeString) != 0) AddWord(param, "true", constrain::kTypeString);
-      const auto others = static_cast<uint8_t>(types & ~constrain::kTypeString);
-      if (others != 0) AddWord(param, "false", others);
-    } else if (value_type) {
-      static const std::pair<const char*, uint8_t> kWords[] = {
-          {"string", constrain::kTypeString}, {"integer", constrain::kTypeInteger},
-          {"number", constrain::kTypeNumber}, {"boolean", constrain::kTypeBoolean},
-          {"null", constrain::kTypeNull},     {"object", constrain::kTypeObject},
-          {"array", constrain::kTypeArray}};
-      for (const auto& [word, bit] : kWords) {
-        if ((types & bit) == 0) continue;
-        if (bit == constrain::kTypeInteger && (types & constrain::kTypeNumber) != 0) continue;
-        AddWord(param, word, bit);
-      }
-    }
+    DescribeParam(spec, tool.ir->node(property.schema), value_type, is_string, param);
     const auto index = static_cast<uint32_t>(tool.params.size());
     tool.key_trie.Add(param.name, index);
     tool.all |= uint64_t{1} << index;

@@ -188,6 +188,7 @@ class Walker {
   bool EnterLead(Cursor& cursor, size_t consumed);
 
  private:
+  bool EnterBranch(Cursor& cursor, uint32_t op);
   bool FeedBranch(Cursor& cursor, uint8_t byte, bool& literal);
   bool FeedTrie(Cursor& cursor, uint8_t byte, bool& literal);
   bool FeedRaw(Cursor& cursor, uint8_t byte);

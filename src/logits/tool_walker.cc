@@ -112,32 +112,8 @@ bool Walker::Enter(Cursor& cursor, uint32_t op_index) {
         op_index = op.next;
         continue;
       case OpKind::kAfterCall:
-      case OpKind::kMembers: {
-        cursor.phase = Phase::kBranch;
-        uint32_t live = 2;
-        if (op.kind == OpKind::kAfterCall) {
-          if (g_.options.parallel) live |= 1;
-        } else {
-          const Tool& tool = g_.tools[cursor.tool];
-          if ((tool.all & ~cursor.used) != 0) live |= 1;
-          if ((tool.required & ~cursor.used) != 0) live &= ~2u;
-        }
-        cursor.b = live;
-        if (live == 0) return false;
-        for (int which = 1; which <= 2; ++which) {
-          if (live != static_cast<uint32_t>(which)) continue;
-          const Grammar::Alternative alt =
-              which == 1
-                  ? (op.kind == OpKind::kMembers && cursor.used == 0 ? g_.continue_first[op_index]
-                                                                     : g_.continue_alt[op_index])
-                  : g_.finish_alt[op_index];
-          if (alt.text.empty()) {
-            TakeAlternative(cursor, which);
-            return cursor.phase != Phase::kDone;
-          }
-        }
-        return true;
-      }
+      case OpKind::kMembers:
+        return EnterBranch(cursor, op_index);
       case OpKind::kEnd:
         cursor.phase = Phase::kEnd;
         return true;
@@ -153,6 +129,33 @@ bool Walker::Enter(Cursor& cursor, uint32_t op_index) {
     }
     return false;
   }
+}
+
+bool Walker::EnterBranch(Cursor& cursor, uint32_t op_index) {
+  const Op& op = g_.ops[op_index];
+  cursor.phase = Phase::kBranch;
+  uint32_t live = 2;
+  if (op.kind == OpKind::kAfterCall) {
+    if (g_.options.parallel) live |= 1;
+  } else {
+    const Tool& tool = g_.tools[cursor.tool];
+    if ((tool.all & ~cursor.used) != 0) live |= 1;
+    if ((tool.required & ~cursor.used) != 0) live &= ~2u;
+  }
+  cursor.b = live;
+  if (live == 0) return false;
+  for (int which = 1; which <= 2; ++which) {
+    if (live != static_cast<uint32_t>(which)) continue;
+    const Grammar::Alternative alt =
+        which == 1 ? (op.kind == OpKind::kMembers && cursor.used == 0 ? g_.continue_first[op_index]
+                                                                      : g_.continue_alt[op_index])
+                   : g_.finish_alt[op_index];
+    if (alt.text.empty()) {
+      TakeAlternative(cursor, which);
+      return cursor.phase != Phase::kDone;
+    }
+  }
+  return true;
 }
 
 void Walker::TakeAlternative(Cursor& cursor, int which) {
