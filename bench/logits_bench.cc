@@ -1,7 +1,9 @@
 // Per-step cost of the logits processor chain on Qwen3's vocabulary (151,936 tokens), by phase:
 // plain text (bias + penalties + a retired thinking processor), reasoning under a budget, and
 // a JSON-schema answer after reasoning; each step is the mask (FillMask), its application to a
-// logits vector, and Accept. Also the cost of a rollback. Prints p50/p99/max per phase.
+// logits vector, and Accept; a constrained tool call (hermes JSON and qwen3_xml key-value
+// formats, tool_choice required). Also the cost of a rollback, and the compile time of a
+// tool-call grammar for 10, 100 and 1,000 BFCL-like tools. Prints p50/p99/max.
 //
 //   crux_logits_bench            (llama.cpp's models/ tree from the fetch script's cache)
 #include <algorithm>
@@ -14,6 +16,9 @@
 #include "crux/logits/json_schema.h"
 #include "crux/logits/processor.h"
 #include "crux/logits/thinking.h"
+#include "crux/logits/tool_calls.h"
+#include "crux/parse/registry.h"
+#include "crux/parse/tools/registry.h"
 #include "unit/logits/qwen3_vocab.h"
 
 namespace {
@@ -104,6 +109,88 @@ void Run(ProcessorChain& chain, size_t vocabulary, int steps, bool may_end, Phas
   }
 }
 
+// A BFCL-like tool: a few typed parameters (strings, enums, integers with bounds, booleans,
+// an array, sometimes a nested object), a description, some required.
+crux::parse::ToolSpec BfclTool(size_t index) {
+  std::string schema = R"({"type": "object", "properties": {)";
+  const size_t params = 3 + index % 4;
+  std::string required;
+  for (size_t p = 0; p < params; ++p) {
+    const std::string name = "param_" + std::to_string(p);
+    if (p > 0) schema += ", ";
+    schema += "\"" + name + "\": ";
+    switch ((index + p) % 5) {
+      case 0:
+        schema += R"({"type": "string", "description": "A value to look up."})";
+        break;
+      case 1:
+        schema += R"({"type": "string", "enum": ["asc", "desc", "none"]})";
+        break;
+      case 2:
+        schema += R"({"type": "integer", "minimum": 0, "maximum": 1000})";
+        break;
+      case 3:
+        schema += R"({"type": "array", "items": {"type": "string"}, "maxItems": 8})";
+        break;
+      default:
+        schema += R"({"type": "object", "properties": {"lat": {"type": "number"},
+                     "lon": {"type": "number"}}, "required": ["lat", "lon"]})";
+        break;
+    }
+    if (p % 2 == 0) required += std::string(required.empty() ? "" : ", ") + "\"" + name + "\"";
+  }
+  schema += "}, \"required\": [" + required + "]}";
+  return *crux::parse::MakeToolSpec("tool_" + std::to_string(index) + "_search",
+                                    "Finds things of kind " + std::to_string(index) + ".", schema);
+}
+
+const crux::parse::CallGrammar& FamilyGrammar(std::string_view name) {
+  return *crux::parse::FindParserInfo(crux::parse::ToolParsers(), name)->grammar;
+}
+
+// Compile time of the tool-call grammar for `count` tools, and the time from the call's first
+// byte to the mask of its first argument byte (the called tool's argument grammar is compiled
+// when the model has named it; the call is fed byte by byte, about 60 steps).
+void CompileFigures(const std::shared_ptr<const crux::constrain::Vocabulary>& vocabulary,
+                    size_t count) {
+  std::vector<crux::parse::ToolSpec> tools;
+  for (size_t i = 0; i < count; ++i)
+    tools.push_back(BfclTool(i));
+  Figures compile;
+  Figures first_arguments;
+  std::vector<uint32_t> mask(vocabulary->mask_words());
+  const std::string call =
+      "<tool_call>\n{\"name\": \"tool_" + std::to_string(count / 2) + "_search\", \"arguments\": ";
+  for (int repeat = 0; repeat < 21; ++repeat) {
+    const auto begin = Clock::now();
+    auto grammar =
+        crux::logits::ToolCallGrammar::Compile(FamilyGrammar("hermes"), tools, vocabulary);
+    compile.us.push_back(Us(Clock::now() - begin));
+    if (!grammar) {
+      std::fprintf(stderr, "%s\n", grammar.error().message().c_str());
+      return;
+    }
+    crux::logits::ToolCallProcessor processor(*grammar);
+    const auto step = Clock::now();
+    for (const char ch : call) {
+      for (uint32_t id = 0; id < crux::logits::test::kEndOfText; ++id) {
+        if (vocabulary->bytes(id) == std::string_view(&ch, 1)) {
+          processor.Accept(id);
+          break;
+        }
+      }
+    }
+    if (!processor.in_block() || processor.text() != call) {
+      std::fprintf(stderr, "the call did not start: %s\n", processor.text().c_str());
+      return;
+    }
+    processor.FillMask(mask);
+    first_arguments.us.push_back(Us(Clock::now() - step));
+  }
+  compile.Print(("compile, " + std::to_string(count) + " tools").c_str());
+  first_arguments.Print(("call start to arguments, " + std::to_string(count)).c_str());
+}
+
 }  // namespace
 
 int main() {
@@ -156,6 +243,23 @@ int main() {
           std::chrono::duration<double, std::micro>(Clock::now() - begin).count());
     }
   }
+  std::vector<crux::parse::ToolSpec> tools;
+  for (size_t i = 0; i < 8; ++i)
+    tools.push_back(BfclTool(i));
+  Phase hermes, qwen3_xml;
+  for (const auto& [family, phase] : {std::pair<const char*, Phase*>{"hermes", &hermes},
+                                      std::pair<const char*, Phase*>{"qwen3_xml", &qwen3_xml}}) {
+    auto grammar = crux::logits::ToolCallGrammar::Compile(FamilyGrammar(family), tools, vocabulary);
+    if (!grammar) {
+      std::fprintf(stderr, "%s\n", grammar.error().message().c_str());
+      return 1;
+    }
+    for (int run = 0; run < 100; ++run) {
+      ProcessorChain chain = base();
+      chain.Add(std::make_unique<crux::logits::ToolCallProcessor>(*grammar));
+      Run(chain, size, 300, true, *phase, random);
+    }
+  }
   std::printf(
       "Qwen3 vocabulary: %zu tokens; per step: mask = FillMask + Accept, logits = "
       "ApplyLogits + Accept\n",
@@ -163,6 +267,10 @@ int main() {
   text.Print("text (bias, penalties)");
   thinking.Print("thinking (budget 1000)");
   schema.Print("schema after reasoning");
+  hermes.Print("tool call (hermes)");
+  qwen3_xml.Print("tool call (qwen3_xml)");
   rollback.Print("rollback 1-4 tokens");
+  for (const size_t count : {10, 100, 1000})
+    CompileFigures(vocabulary, count);
   return 0;
 }
