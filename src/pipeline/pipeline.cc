@@ -1,5 +1,6 @@
 #include "crux/pipeline/pipeline.h"
 
+#include "crux/constrain/extract.h"
 #include "crux/constrain/matcher.h"
 #include "crux/constrain/schema_ir.h"
 #include "crux/parse/chain.h"
@@ -67,9 +68,11 @@ namespace {
 
 // A json_schema response format must compile before any token is generated: an invalid or
 // unsupported schema is a request error naming the keyword and its JSON pointer.
-Status CheckResponseSchema(const protocol::ResponseFormat& format) {
+// The answer check's schema (null for json_object, or when the format is text).
+Expected<std::shared_ptr<const constrain::SchemaIr>> CheckResponseSchema(
+    const protocol::ResponseFormat& format) {
   if (format.kind != protocol::ResponseFormatKind::kJsonSchema || format.schema_json.empty()) {
-    return {};
+    return std::shared_ptr<const constrain::SchemaIr>();
   }
   const auto invalid = [](const Error& error) {
     return Error(ErrorCode::kInvalidArgument,
@@ -79,7 +82,7 @@ Status CheckResponseSchema(const protocol::ResponseFormat& format) {
   if (!ir.ok()) return invalid(ir.error());
   auto grammar = constrain::CompiledGrammar::Compile(*ir, nullptr);
   if (!grammar.ok()) return invalid(grammar.error());
-  return {};
+  return std::make_shared<const constrain::SchemaIr>(*std::move(ir));
 }
 
 }  // namespace
@@ -99,10 +102,10 @@ Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
         "tool_choice names function '" + request.tool_choice.name +
             "', which is not in tools (declared: " + (declared.empty() ? "none" : declared) + ")");
   }
-  if (auto schema = CheckResponseSchema(request.response_format); !schema.ok()) {
-    return schema.error();
-  }
+  auto schema = CheckResponseSchema(request.response_format);
+  if (!schema.ok()) return schema.error();
   std::unique_ptr<RequestPipeline> p(new RequestPipeline());
+  p->answer_schema_ = *std::move(schema);
   p->engine_ = &engine;
   p->store_ = config.response_store;
   p->request_ = request;
@@ -188,6 +191,11 @@ void RequestPipeline::Complete(const engine::GenerationUpdate& update, std::stri
   finished_ = true;
   const bool failed = update.reason == engine::StopReason::kError ||
                       update.reason == engine::StopReason::kCancelled;
+  if (!failed) CheckAnswer();
+  if (output_error_) {
+    if (encoder_) encoder_->Fail(Error(ErrorCode::kInvalidArgument, *output_error_), out);
+    return;
+  }
   if (!encoder_) {
     body_ = protocol::EncodeBody(request_, meta_, result_, completion_);
     if (!failed) Store(body_);
@@ -200,6 +208,20 @@ void RequestPipeline::Complete(const engine::GenerationUpdate& update, std::stri
   }
   encoder_->End(completion_, out);
   if (!failed) Store(encoder_->FinalObject());
+}
+
+void RequestPipeline::CheckAnswer() {
+  if (request_.response_format.kind == protocol::ResponseFormatKind::kText) return;
+  if (!result_.tool_calls.empty()) return;
+  const constrain::AnswerCheck check =
+      constrain::CheckAnswer(result_.content.value_or(""), answer_schema_.get());
+  if (!check.valid) {
+    output_error_ = "invalid_response_format_output: " + check.error;
+    return;
+  }
+  // The answer is the JSON value alone (a fence or a preamble around it dropped). A stream
+  // has already sent the text as the model wrote it.
+  if (!encoder_) result_.content = check.json;
 }
 
 void RequestPipeline::Store(const std::string& response_json) {

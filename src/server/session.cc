@@ -723,6 +723,10 @@ class Session {
     if (gone) co_return false;
     if (shutdown) co_return co_await WriteError(api, ShutdownError(), false);
     if (unfinished) co_return co_await WriteError(api, TimeoutError());
+    if (pipe.output_error()) {
+      Log(422, pipe);
+      co_return co_await WriteError(api, 422, *pipe.output_error());
+    }
     Log(200, pipe);
     co_return co_await WriteJson(http::status::ok, pipe.Body(), true);
   }

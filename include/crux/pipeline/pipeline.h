@@ -12,6 +12,7 @@
 
 #include "crux/base/error.h"
 #include "crux/chat_template/template.h"
+#include "crux/constrain/schema_ir.h"
 #include "crux/engine/engine.h"
 #include "crux/parse/events.h"
 #include "crux/parse/output_parser.h"
@@ -83,6 +84,13 @@ class RequestPipeline {
   // Time-to-first-output bookkeeping for metrics: true once any frame with model output was
   // produced.
   bool produced_output() const { return produced_output_; }
+  // Why the final answer fails the request's response format (json_object / json_schema),
+  // once finished: the answer was checked after generation and holds no JSON value, or one
+  // that does not validate. Non-streaming: the server answers 422 with it instead of Body();
+  // streaming: the stream ends with the protocol's error event carrying it. Unset when the
+  // answer passed (its content is then the JSON value alone) or when there is no format to
+  // check (text, or the answer is tool calls).
+  const std::optional<std::string>& output_error() const { return output_error_; }
   // What the parsers noticed so far (lone reasoning end markers, promoted tool calls).
   parse::OutputParserStats parse_stats() const { return parser_->stats(); }
 
@@ -91,6 +99,7 @@ class RequestPipeline {
   void Route(const std::vector<parse::Event>& events, std::string& out);
   void Complete(const engine::GenerationUpdate& update, std::string& out);
   void Store(const std::string& response_json);
+  void CheckAnswer();
 
   const engine::Engine* engine_ = nullptr;  // counts reasoning tokens
   std::shared_ptr<protocol::ResponseStore> store_;
@@ -104,6 +113,8 @@ class RequestPipeline {
   parse::ParseResult result_;
   parse::Completion completion_;
   std::string body_;
+  std::shared_ptr<const constrain::SchemaIr> answer_schema_;  // json_schema; null otherwise
+  std::optional<std::string> output_error_;
   int completion_tokens_ = 0;
   int prompt_tokens_ = 0;
   bool finished_ = false;

@@ -196,6 +196,43 @@ TEST_F(PipelineTest, AnInvalidResponseSchemaIsARequestErrorBeforeAnyToken) {
   EXPECT_TRUE(RequestPipeline::Create(*valid, {}, {"id", 1, "m"}, *engine_).ok());
 }
 
+// The final answer of a json_schema request is checked: a fenced value is cleaned to the value
+// alone; an answer without a valid value is reported (422 for a body, an error event for a
+// stream), never returned as valid.
+TEST_F(PipelineTest, TheFinalAnswerIsCheckedAgainstTheResponseFormat) {
+  const std::string body =
+      R"({"model":"m","messages":[{"role":"user","content":"x"}],"response_format":{"type":)"
+      R"("json_schema","json_schema":{"name":"r","schema":{"type":"object","properties":)"
+      R"({"days":{"type":"integer"}},"required":["days"]}}})";
+  auto good = Make(body + "}");
+  ASSERT_NE(good, nullptr);
+  Run(*good, "```json\n{\"days\": 3}\n```");
+  EXPECT_FALSE(good->output_error());
+  EXPECT_EQ(nlohmann::json::parse(good->Body())["choices"][0]["message"]["content"],
+            "{\"days\": 3}");
+
+  auto bad = Make(body + "}");
+  ASSERT_NE(bad, nullptr);
+  Run(*bad, "{\"days\": \"three\"}");
+  ASSERT_TRUE(bad->output_error());
+  EXPECT_NE(bad->output_error()->find("invalid_response_format_output"), std::string::npos);
+  EXPECT_NE(bad->output_error()->find("/days"), std::string::npos) << *bad->output_error();
+
+  auto streamed = Make(body + R"(,"stream":true})");
+  ASSERT_NE(streamed, nullptr);
+  const std::string frames = Run(*streamed, "Sorry, no.");
+  ASSERT_TRUE(streamed->output_error());
+  EXPECT_NE(frames.find("no JSON value in the answer"), std::string::npos) << frames;
+
+  // json_object: the root must be an object; tool calls are not checked.
+  auto object = Make(R"({"model":"m","messages":[{"role":"user","content":"x"}],)"
+                     R"("response_format":{"type":"json_object"}})");
+  ASSERT_NE(object, nullptr);
+  Run(*object, "[1, 2]");
+  ASSERT_TRUE(object->output_error());
+  EXPECT_NE(object->output_error()->find("not an object"), std::string::npos);
+}
+
 // The request's own parsers replace the server's; "" turns reasoning parsing off.
 TEST_F(PipelineTest, RequestParserFieldsOverrideTheServersParsers) {
   const std::string tools =
