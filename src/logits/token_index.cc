@@ -133,6 +133,10 @@ std::shared_ptr<const TokenIndex> Build(const constrain::Vocabulary& vocabulary)
     IndexBytes(vocabulary, id, *index);
   }
   BuildTrie(vocabulary, order, *index);
+  index->root_child.fill(UINT32_MAX);
+  for (uint32_t i = 0; i < index->size(); ++i) {
+    if (index->depth[i] == 1) index->root_child[index->byte[i]] = i;
+  }
   return index;
 }
 

@@ -37,6 +37,8 @@ struct TokenIndex {
   // Per byte b: (token, s) with s >= 1, bytes[s] == b and bytes[s - 1] a byte a JSON value can
   // end with (} ] " digit e l): where a token may finish a value and go on past it.
   std::array<std::vector<std::pair<uint32_t, uint32_t>>, 256> splits;
+  // The node of the root's child by byte b (the trie's nodes starting with b), or UINT32_MAX.
+  std::array<uint32_t, 256> root_child{};
   // The token that writes exactly one byte b, or UINT32_MAX.
   std::array<uint32_t, 256> byte_token{};
   uint32_t max_token_code_points = 0;

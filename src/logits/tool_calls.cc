@@ -73,7 +73,7 @@ void Initial(const tools::Grammar& g, Walker& walker, Cursor& cursor) {
 // Marks every token whose bytes `from` can take. Special tokens only where their bytes went to
 // forced or free text.
 void Walk(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walker, const Cursor& from,
-          std::span<uint32_t> mask) {
+          std::span<uint32_t> mask, uint32_t first_node = 0, uint32_t end_node = UINT32_MAX) {
   const tools::TokenIndex& index = *g.index;
   const constrain::Vocabulary& vocabulary = *g.vocabulary;
   const size_t depth_limit = constrain::kMaxTokenBytes + 2;
@@ -83,8 +83,8 @@ void Walk(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walker, 
   s.stack[0] = from;
   s.marks[0] = s.journal.size();
   s.literal[0] = 1;
-  const auto nodes = static_cast<uint32_t>(index.size());
-  for (uint32_t i = 0; i < nodes;) {
+  const auto nodes = std::min(end_node, static_cast<uint32_t>(index.size()));
+  for (uint32_t i = first_node; i < nodes;) {
     const uint16_t depth = index.depth[i];
     walker.Undo(s.marks[depth - 1]);
     Cursor cursor = s.stack[depth - 1];
@@ -141,40 +141,93 @@ void FreeMask(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walk
   }
 }
 
-// A raw value with no pending match of its terminator and no unfinished character: every
-// token without the terminator's bytes is decided by its length and blanks alone.
-bool RawNeutral(const tools::Grammar& g, const Cursor& cursor) {
-  if (cursor.phase != Phase::kRaw || cursor.b != 0 || cursor.c != 0 || (cursor.d & 3) != 0)
-    return false;
+// A raw value at a character boundary whose length is either far from its maximum or within
+// the counted range: tokens are decided by masks (length, blanks, the terminator's bytes), the
+// tokens holding the terminator's bytes are stepped, and the tokens that go on with a pending
+// match of the terminator (or its marker) are walked.
+bool RawFast(const tools::Grammar& g, const Cursor& cursor) {
+  if (cursor.phase != Phase::kRaw || (cursor.d & 3) != 0) return false;
   const tools::Param& param = g.tools[cursor.tool].params[cursor.param];
   return param.max_length >= uint64_t{cursor.a} + g.index->max_token_code_points ||
          param.max_length - cursor.a <= tools::TokenIndex::kCountedCodePoints;
 }
 
-void RawMask(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walker,
-             std::span<uint32_t> mask) {
+// Tokens of no terminator byte that fit the room left (shorter, or exactly as long and not
+// ending on a blank), not starting with a blank unless the value has begun.
+void RawSafeTokens(const tools::Grammar& g, uint64_t room, bool begun, std::span<uint32_t> mask) {
   const tools::TokenIndex& index = *g.index;
-  const Cursor& cursor = s.cursor;
-  const tools::Param& param = g.tools[cursor.tool].params[cursor.param];
-  const bool begun = (cursor.d >> 24 & 1) != 0;
-  const uint64_t room = param.max_length - cursor.a;
   if (room >= index.max_token_code_points) {
     for (size_t w = 0; w < mask.size(); ++w)
       mask[w] = g.raw_safe[w] & (begun ? ~uint32_t{0} : ~index.starts_blank[w]);
+    return;
+  }
+  const std::vector<uint32_t>& shorter = room == 0 ? index.at_most[0] : index.at_most[room - 1];
+  const std::vector<uint32_t>& fitting = index.at_most[room];
+  for (size_t w = 0; w < mask.size(); ++w) {
+    const uint32_t length_ok = shorter[w] | (fitting[w] & ~shorter[w] & ~index.ends_blank[w]);
+    mask[w] = g.raw_safe[w] & length_ok & (begun ? ~uint32_t{0} : ~index.starts_blank[w]);
+  }
+}
+
+void RawMask(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walker,
+             std::span<uint32_t> mask) {
+  const tools::TokenIndex& index = *g.index;
+  const Cursor cursor = s.cursor;
+  const tools::Param& param = g.tools[cursor.tool].params[cursor.param];
+  const std::string_view stop = g.ops[g.ops[cursor.op].next].text;
+  const bool begun = (cursor.d >> 24 & 1) != 0;
+  // A token that gives up a pending match makes its bytes the value's: refused where the
+  // value would then start with a blank, or in CDATA formats.
+  const bool pending = cursor.b > 0;
+  const bool blank_start = stop[0] == ' ' || stop[0] == '\n' || stop[0] == '\t' || stop[0] == '\r';
+  if (pending && (g.cdata || (!begun && blank_start))) {
+    std::fill(mask.begin(), mask.end(), 0);
   } else {
-    // Tokens shorter than the room left, or exactly as long and not ending on a blank.
-    const std::vector<uint32_t>& shorter = room == 0 ? index.at_most[0] : index.at_most[room - 1];
-    const std::vector<uint32_t>& fitting = index.at_most[room];
-    for (size_t w = 0; w < mask.size(); ++w) {
-      const uint32_t length_ok = shorter[w] | (fitting[w] & ~shorter[w] & ~index.ends_blank[w]);
-      mask[w] = g.raw_safe[w] & length_ok & (begun ? ~uint32_t{0} : ~index.starts_blank[w]);
-    }
+    RawSafeTokens(g, param.max_length - cursor.a, begun || pending, mask);
   }
   for (const uint8_t byte : g.raw_check) {
     for (const uint32_t token : index.containing[byte]) {
       if (TestBit(mask, token) || g.vocabulary->is_special(token)) continue;
       if (TryToken(g, s, walker, cursor, token)) SetBit(mask, token);
     }
+  }
+  // Tokens that go on with the pending match: walked exactly.
+  size_t core_at = stop.find_first_not_of(" \n\t\r");
+  if (core_at == std::string_view::npos) core_at = 0;
+  for (const int which : {0, 1}) {
+    const uint32_t matched = which == 0 ? cursor.b : cursor.c;
+    if (matched == 0) continue;
+    const auto next = static_cast<uint8_t>(which == 0 ? stop[matched] : stop[core_at + matched]);
+    const uint32_t node = index.root_child[next];
+    if (node == UINT32_MAX) continue;
+    for (uint32_t k = index.first[node]; k < index.first[index.end[node]]; ++k) {
+      const uint32_t token = index.tokens[k];
+      mask[token >> 5] &= ~(uint32_t{1} << (token & 31));
+    }
+    Walk(g, s, walker, cursor, mask, node, index.end[node]);
+  }
+}
+
+// True when a JSON value that began with byte `first_plus_one` - 1 (0: not begun) can end
+// with `last`: a container with its closing bracket, a string with its quote, a number with a
+// digit, true/false with e, null with l.
+bool Closes(uint32_t first_plus_one, uint8_t last) {
+  if (first_plus_one == 0) return true;
+  const auto first = static_cast<uint8_t>(first_plus_one - 1);
+  switch (first) {
+    case '{':
+      return last == '}';
+    case '[':
+      return last == ']';
+    case '"':
+      return last == '"';
+    case 't':
+    case 'f':
+      return last == 'e';
+    case 'n':
+      return last == 'l';
+    default:
+      return last >= '0' && last <= '9';
   }
 }
 
@@ -214,6 +267,7 @@ void JsonMask(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walk
       if (TestBit(mask, token)) continue;
       const std::string_view bytes = g.vocabulary->bytes(token);
       if (!first_ok[static_cast<uint8_t>(bytes[0])]) continue;
+      if (!Closes(s.cursor.a, static_cast<uint8_t>(bytes[split - 1]))) continue;
       if (!matcher.AcceptBytes(bytes.substr(0, split))) continue;
       if (matcher.CanEnd()) {
         Cursor cursor = exited;
@@ -295,6 +349,7 @@ bool ToolCallProcessor::Accept(uint32_t token) {
   const bool special = g.vocabulary->is_special(token);
   if (!special && s.cursor.phase == Phase::kJson && s.holes[s.cursor.hole].AcceptToken(token)) {
     s.journal.push_back({s.cursor.hole, false});
+    if (s.cursor.a == 0) s.cursor.a = static_cast<uint8_t>(bytes[0]) + 1u;
   } else {
     Cursor cursor = s.cursor;
     bool literal = true;
@@ -355,7 +410,7 @@ bool ToolCallProcessor::FillMask(std::span<uint32_t> mask) {
     default:
       break;
   }
-  if (RawNeutral(g, s.cursor)) {
+  if (RawFast(g, s.cursor)) {
     RawMask(g, s, walker, mask);
   } else {
     Walk(g, s, walker, s.cursor, mask);

@@ -97,7 +97,7 @@ enum class Phase : uint8_t {
   kBranch,  // op's alternatives at offset a, live bits b (1: continue, 2: finish)
   kName,    // name trie node a
   kId,      // a characters written
-  kJson,    // JSON hole `hole`
+  kJson,    // JSON hole `hole` (a: its first byte + 1, 0 before it)
   kKey,     // key trie node a
   kWord,    // type-word trie node a
   kRaw,     // raw string: a code points, b KMP over the terminator, c over its core, d UTF-8

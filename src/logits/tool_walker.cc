@@ -196,6 +196,7 @@ bool Walker::OpenHole(Cursor& cursor, uint32_t param, uint8_t types, uint32_t /*
   journal_.push_back({static_cast<uint32_t>(holes_.size() - 1), true});
   cursor.phase = Phase::kJson;
   cursor.hole = static_cast<uint32_t>(holes_.size() - 1);
+  cursor.a = 0;
   return true;
 }
 
@@ -380,11 +381,16 @@ bool Walker::FeedRaw(Cursor& cursor, uint8_t byte) {
     if ((flags & 1) == 0 && Blank(pending(0))) return false;
     flags = 1 | (Blank(pending(leaving - 1)) ? 2 : 0);
   }
-  // A match of the terminator begins here: the value before it must be a complete one, so that
-  // the match can always be finished (a value that can neither end nor go on is refused
-  // before it is written).
-  if (matched > 0 && (cursor.b == 0 || matched != cursor.b + 1)) {
-    if (cursor.a - matched < param.min_length || (flags & 2) != 0) return false;
+  // A pending match of the terminator must leave a way on: finishing it (the value before it
+  // is complete) or giving it up later (a byte that breaks it keeps the value well-formed and
+  // within its maximum). A value that could neither end nor go on is refused before it is
+  // written; so "\n\n" inside a value is fine where the value may still grow.
+  if (matched > 0) {
+    const bool can_finish = cursor.a - matched >= param.min_length && (flags & 2) == 0;
+    const bool can_break = !g_.cdata &&
+                           !((flags & 1) == 0 && Blank(static_cast<uint8_t>(stop[0]))) &&
+                           core_matched < core.size() && uint64_t{cursor.a} + 1 <= param.max_length;
+    if (!can_finish && !can_break) return false;
   }
   // A value at its maximum length must be able to end: not on a blank.
   if (matched == 0 && cursor.a >= param.max_length && (flags & 2) != 0) return false;
@@ -437,6 +443,7 @@ bool Walker::Feed(Cursor& cursor, uint8_t byte, bool& literal) {
       const char ch = static_cast<char>(byte);
       if (matcher.AcceptBytes(std::string_view(&ch, 1))) {
         journal_.push_back({cursor.hole, false});
+        if (cursor.a == 0) cursor.a = byte + 1u;  // the value's first byte
         return true;
       }
       return matcher.CanEnd() && Exit(cursor) && Feed(cursor, byte, literal);
