@@ -435,6 +435,44 @@ TEST(ToolCallsTest, RollbackMatchesARebuiltProcessor) {
   }
 }
 
+// A raw string value may span lines, blank lines included; what the model cannot write is the
+// closing marker inside it, or a blank at either end.
+TEST(ToolCallsTest, RawValuesSpanLinesButNeverHoldTheirMarker) {
+  auto vocabulary = Qwen3Vocabulary();
+  if (vocabulary == nullptr) GTEST_SKIP() << constrain::test_data::kNoLlamaCpp;
+  const std::vector<parse::ToolSpec> tools = {*parse::MakeToolSpec(
+      "note", "", R"({"type": "object", "properties": {"text": {"type": "string"}}})")};
+  const parse::ToolParserInfo& info = Family("qwen3_xml");
+  auto grammar = ToolCallGrammar::Compile(*info.grammar, tools, vocabulary, Options());
+  ASSERT_TRUE(grammar.ok());
+  const std::string call =
+      "<tool_call>\n<function=note>\n<parameter=text>\nab\n\ncd\n</parameter>\n"
+      "</function>\n</tool_call>";
+  ToolCallProcessor processor(*grammar);
+  for (const uint32_t token : ByteTokens(*vocabulary, call))
+    ASSERT_TRUE(processor.Accept(token)) << processor.text();
+  ASSERT_TRUE(processor.Accept(test::kImEnd));
+  const auto calls = CheckCalls(info, tools, processor.text(), 1, "multi-line");
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].arguments, R"({"text": "ab\n\ncd"})");
+
+  auto refused = [&](const std::string& prefix, const std::string& next) {
+    ToolCallProcessor p(*grammar);
+    for (const uint32_t token : ByteTokens(*vocabulary, prefix))
+      EXPECT_TRUE(p.Accept(token)) << p.text();
+    const std::vector<uint32_t> rest = ByteTokens(*vocabulary, next);
+    for (size_t i = 0; i + 1 < rest.size(); ++i)
+      EXPECT_TRUE(p.Accept(rest[i])) << p.text();
+    std::vector<uint32_t> mask(vocabulary->mask_words());
+    p.FillMask(mask);
+    return !TestBit(mask, rest.back()) && !p.Accept(rest.back());
+  };
+  const std::string open = "<tool_call>\n<function=note>\n<parameter=text>\n";
+  EXPECT_TRUE(refused(open + "ab", "</parameter>"));     // the marker inside the value
+  EXPECT_TRUE(refused(open, " "));                       // a leading blank
+  EXPECT_TRUE(refused(open + "ab ", "\n</parameter>"));  // a trailing blank
+}
+
 TEST(ToolCallsTest, ErrorsNameWhatIsWrong) {
   auto vocabulary = Qwen3Vocabulary();
   if (vocabulary == nullptr) GTEST_SKIP() << constrain::test_data::kNoLlamaCpp;
