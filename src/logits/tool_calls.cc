@@ -1,6 +1,9 @@
 #include "crux/logits/tool_calls.h"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
+#include <string>
 #include <utility>
 
 #include "tool_grammar.h"
@@ -169,6 +172,62 @@ void RawSafeTokens(const tools::Grammar& g, uint64_t room, bool begun, std::span
   }
 }
 
+// Steps `token` from `from` (the holes left as they were): whether it is taken, and whether
+// the cursor left the raw value on the way.
+bool TryRawToken(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walker,
+                 const Cursor& from, uint32_t token, bool& left) {
+  const size_t mark = s.journal.size();
+  Cursor cursor = from;
+  bool literal = true;
+  bool ok = true;
+  left = false;
+  for (const char ch : g.vocabulary->bytes(token)) {
+    left = left || cursor.phase != Phase::kRaw;
+    if (!walker.Feed(cursor, static_cast<uint8_t>(ch), literal)) {
+      ok = false;
+      break;
+    }
+  }
+  left = left || cursor.phase != Phase::kRaw;
+  walker.Undo(mark);
+  return ok;
+}
+
+// The class of a raw-value cursor (see Grammar::RawClass). What a class allows depends on
+// the vocabulary, the terminator and the CDATA rule only, not on the tools, so the classes are
+// kept for the process: a request's grammar finds them computed by the requests before it.
+const tools::Grammar::RawClass& RawClassOf(const tools::Grammar& g, ToolCallProcessor::State& s,
+                                           Walker& walker, const Cursor& cursor) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const tools::Grammar::RawClass>> classes;
+  const std::string_view stop = g.ops[g.ops[cursor.op].next].text;
+  std::string key = std::to_string(g.vocabulary->identity()) + (g.cdata ? "c" : "r") +
+                    std::to_string(cursor.b) + "." + std::to_string(cursor.c) + "." +
+                    std::to_string(cursor.d >> 24 & 3) + "|";
+  key.append(stop);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = classes.find(key);
+    if (found != classes.end()) return *found->second;
+  }
+  auto computed = std::make_shared<tools::Grammar::RawClass>();
+  computed->allowed.assign(g.vocabulary->mask_words(), 0);
+  for (const uint32_t token : g.raw_candidates) {
+    bool left = false;
+    const bool ok = TryRawToken(g, s, walker, cursor, token, left);
+    if (left) {
+      computed->leaving.push_back(token);
+    } else if (ok) {
+      SetBit(computed->allowed, token);
+    }
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  if (classes.size() >= 4096) classes.clear();  // a bound for hostile variety; entries are shared
+  auto& slot = classes[key];
+  if (!slot) slot = std::move(computed);
+  return *slot;
+}
+
 void RawMask(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walker,
              std::span<uint32_t> mask) {
   const tools::TokenIndex& index = *g.index;
@@ -185,10 +244,19 @@ void RawMask(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walke
   } else {
     RawSafeTokens(g, param.max_length - cursor.a, begun || pending, mask);
   }
-  for (const uint8_t byte : g.raw_check) {
-    for (const uint32_t token : index.containing[byte]) {
-      if (TestBit(mask, token) || g.vocabulary->is_special(token)) continue;
-      if (TryToken(g, s, walker, cursor, token)) SetBit(mask, token);
+  const uint64_t stop_size = stop.size();
+  const bool classed = cursor.a >= param.min_length + stop_size &&
+                       param.max_length - cursor.a >= index.max_token_code_points + stop_size;
+  if (classed) {
+    const tools::Grammar::RawClass& raw = RawClassOf(g, s, walker, cursor);
+    for (size_t w = 0; w < mask.size(); ++w)
+      mask[w] |= raw.allowed[w];
+    for (const uint32_t token : raw.leaving) {
+      if (!TestBit(mask, token) && TryToken(g, s, walker, cursor, token)) SetBit(mask, token);
+    }
+  } else {
+    for (const uint32_t token : g.raw_candidates) {
+      if (!TestBit(mask, token) && TryToken(g, s, walker, cursor, token)) SetBit(mask, token);
     }
   }
   // Tokens that go on with the pending match: walked exactly.
@@ -412,6 +480,12 @@ bool ToolCallProcessor::FillMask(std::span<uint32_t> mask) {
   }
   if (RawFast(g, s.cursor)) {
     RawMask(g, s, walker, mask);
+  } else if (s.cursor.phase == Phase::kRaw && (s.cursor.d & 3) != 0) {
+    // Inside a character: only tokens starting with a continuation byte it allows.
+    for (uint32_t byte = s.cursor.d >> 8 & 0xFF; byte <= (s.cursor.d >> 16 & 0xFF); ++byte) {
+      const uint32_t node = index.root_child[byte];
+      if (node != UINT32_MAX) Walk(g, s, walker, s.cursor, mask, node, index.end[node]);
+    }
   } else {
     Walk(g, s, walker, s.cursor, mask);
   }

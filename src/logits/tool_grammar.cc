@@ -370,6 +370,7 @@ Expected<std::unique_ptr<Grammar>> CompileGrammar(
         unsafe[token] = 1;
     }
     for (uint32_t token = 0; token < g->vocabulary->size(); ++token) {
+      if (unsafe[token] && !g->vocabulary->is_special(token)) g->raw_candidates.push_back(token);
       if (unsafe[token] || !index.utf8_ok[token] || g->vocabulary->is_special(token)) continue;
       if ((index.free_mask[token >> 5] >> (token & 31) & 1) == 0) continue;
       g->raw_safe[token >> 5] |= uint32_t{1} << (token & 31);

@@ -9,6 +9,7 @@
 // list of holes beside it, changed through a journal that can be undone.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -141,6 +142,18 @@ struct Grammar {
   std::vector<uint32_t> raw_safe;
   uint8_t raw_stop = 0;
   std::vector<uint8_t> raw_check;  // bytes whose tokens RawMask steps
+  // The tokens (not special) that hold a raw_check byte.
+  std::vector<uint32_t> raw_candidates;
+  // For a value at a character boundary, at least its minimum length and far from its maximum,
+  // which candidates are allowed depends only on the pending matches of the terminator and its
+  // marker and on whether the value has begun and ends on a blank. Per such class: the
+  // candidates that stay in the value and are allowed, and those that may leave it (stepped
+  // each time, since what follows the value depends on the call). Filled on first use and
+  // kept for the process (src/logits/tool_calls.cc).
+  struct RawClass {
+    std::vector<uint32_t> allowed;  // mask
+    std::vector<uint32_t> leaving;  // token ids
+  };
 
   // Branch alternatives of op `op` for `cursor`: text and the op entered after it.
   struct Alternative {

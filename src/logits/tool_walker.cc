@@ -31,6 +31,32 @@ std::string_view Core(std::string_view text) {
   return text;
 }
 
+// One byte of well-formed UTF-8. `state`: continuation bytes still due (bits 0-1) and the
+// range the next one must be in (bits 8-15, 16-23); `code_points` counts characters begun.
+bool StepUtf8(uint32_t& state, uint32_t& code_points, uint8_t byte) {
+  uint32_t more = state & 3;
+  uint32_t low = (state >> 8) & 0xFF;
+  uint32_t high = (state >> 16) & 0xFF;
+  if (more > 0) {
+    if (byte < low || byte > high) return false;
+    --more;
+    low = 0x80;
+    high = 0xBF;
+  } else {
+    low = 0x80;
+    high = 0xBF;
+    if (byte == 0 || (byte >= 0x80 && byte < 0xC2) || byte > 0xF4) return false;
+    if (byte >= 0xC2) more = byte < 0xE0 ? 1 : byte < 0xF0 ? 2 : 3;
+    if (byte == 0xE0) low = 0xA0;
+    if (byte == 0xED) high = 0x9F;
+    if (byte == 0xF0) low = 0x90;
+    if (byte == 0xF4) high = 0x8F;
+    ++code_points;
+  }
+  state = more | (low << 8) | (high << 16);
+  return true;
+}
+
 }  // namespace
 
 void SmallTrie::Add(std::string_view text, uint32_t index) {
@@ -345,25 +371,8 @@ bool Walker::FeedRaw(Cursor& cursor, uint8_t byte) {
   const Op& after = g_.ops[g_.ops[cursor.op].next];
   const std::string_view stop = after.text;
   const std::string_view core = Core(stop);
-  uint32_t more = cursor.d & 3;
-  uint32_t low = (cursor.d >> 8) & 0xFF;
-  uint32_t high = (cursor.d >> 16) & 0xFF;
-  if (more > 0) {
-    if (byte < low || byte > high) return false;
-    --more;
-    low = 0x80;
-    high = 0xBF;
-  } else {
-    low = 0x80;
-    high = 0xBF;
-    if (byte == 0 || (byte >= 0x80 && byte < 0xC2) || byte > 0xF4) return false;
-    if (byte >= 0xC2) more = byte < 0xE0 ? 1 : byte < 0xF0 ? 2 : 3;
-    if (byte == 0xE0) low = 0xA0;
-    if (byte == 0xED) high = 0x9F;
-    if (byte == 0xF0) low = 0x90;
-    if (byte == 0xF4) high = 0x8F;
-    ++cursor.a;
-  }
+  uint32_t utf8 = cursor.d & 0xFFFFFF;
+  if (!StepUtf8(utf8, cursor.a, byte)) return false;
   if (g_.cdata && byte == '&') return false;
   const uint32_t matched = Advance(stop, cursor.b, byte);
   const uint32_t core_matched = Advance(core, cursor.c, byte);
@@ -403,7 +412,7 @@ bool Walker::FeedRaw(Cursor& cursor, uint8_t byte) {
   if (matched == stop.size()) return Enter(cursor, after.next);
   cursor.b = matched;
   cursor.c = core_matched;
-  cursor.d = more | (low << 8) | (high << 16) | (flags << 24);
+  cursor.d = utf8 | (flags << 24);
   return true;
 }
 
