@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -76,9 +77,9 @@ int Bits(uint32_t word) {
 // A uniform pick among the allowed tokens; end-of-generation as soon as it is allowed when
 // `stop` (a model that stops when it may).
 uint32_t Sample(LogitsProcessor& processor, std::vector<uint32_t>& mask, std::mt19937_64& random,
-                bool stop) {
+                bool stop, uint32_t end = test::kImEnd) {
   EXPECT_TRUE(processor.FillMask(mask));
-  if (stop && TestBit(mask, test::kImEnd)) return test::kImEnd;
+  if (stop && TestBit(mask, end)) return end;
   // Uniform by rejection where the mask is dense, by counting where it is not.
   for (int attempt = 0; attempt < 16; ++attempt) {
     const auto token = static_cast<uint32_t>(random() % (mask.size() * 32));
@@ -88,7 +89,7 @@ uint32_t Sample(LogitsProcessor& processor, std::vector<uint32_t>& mask, std::mt
   for (const uint32_t word : mask)
     count += static_cast<size_t>(Bits(word));
   EXPECT_GT(count, 0u);
-  if (count == 0) return test::kImEnd;
+  if (count == 0) return end;
   size_t k = random() % count;
   for (size_t w = 0; w < mask.size(); ++w) {
     const auto bits = static_cast<size_t>(Bits(mask[w]));
@@ -101,7 +102,7 @@ uint32_t Sample(LogitsProcessor& processor, std::vector<uint32_t>& mask, std::mt
       word &= word - 1;
     return static_cast<uint32_t>(w * 32 + static_cast<size_t>(__builtin_ctz(word)));
   }
-  return test::kImEnd;
+  return end;
 }
 
 const std::string& TextOf(const LogitsProcessor& processor) {
@@ -122,8 +123,10 @@ Sampled Generate(LogitsProcessor& processor, const std::string& (*text)(const Lo
   std::vector<uint32_t> mask(vocabulary.mask_words());
   Sampled run;
   for (size_t step = 0; step < max_tokens; ++step) {
+    // The vocabulary's last end-of-generation token (Qwen3: <|im_end|>).
+    const uint32_t end = vocabulary.end_of_generation().back();
     const uint32_t token =
-        Sample(processor, mask, random, static_cast<int>(random() % 100) < stop_percent);
+        Sample(processor, mask, random, static_cast<int>(random() % 100) < stop_percent, end);
     run.tokens.push_back(token);
     EXPECT_TRUE(processor.Accept(token)) << "token " << token << " after: " << text(processor);
     if (::testing::Test::HasFailure()) {
@@ -132,7 +135,8 @@ Sampled Generate(LogitsProcessor& processor, const std::string& (*text)(const Lo
       std::fprintf(stderr, "\n");
       break;
     }
-    if (token == test::kImEnd || token == test::kEndOfText) {
+    const auto eog = vocabulary.end_of_generation();
+    if (std::find(eog.begin(), eog.end(), token) != eog.end()) {
       run.ended = true;
       break;
     }
@@ -212,6 +216,33 @@ TEST(ToolCallsTest, EveryFamilyRequiredCallsParseAndValidate) {
     }
   }
   EXPECT_GE(families, 40u);
+}
+
+// The same guarantees on vocabularies of other kinds: Llama 3's byte-level BPE (128,256 tokens)
+// and Llama 2's SentencePiece (32,000, with byte tokens), 20 runs per family.
+TEST(ToolCallsTest, EveryFamilyOnByteLevelAndSentencePieceVocabularies) {
+  const auto models = constrain::test_data::LlamaCppDir() / "models";
+  for (const char* file : {"ggml-vocab-llama-bpe.gguf", "ggml-vocab-llama-spm.gguf"}) {
+    auto loaded = constrain::Vocabulary::FromGgufFile((models / file).string());
+    if (!loaded.ok()) GTEST_SKIP() << constrain::test_data::kNoLlamaCpp;
+    auto vocabulary = std::make_shared<const constrain::Vocabulary>(*std::move(loaded));
+    const std::vector<parse::ToolSpec> tools = Tools();
+    for (const parse::ToolParserInfo& info : parse::ToolParsers()) {
+      if (info.grammar == nullptr || !Follows(*info.grammar)) continue;
+      auto grammar = ToolCallGrammar::Compile(*info.grammar, tools, vocabulary, Options());
+      ASSERT_TRUE(grammar.ok()) << info.name << ": " << grammar.error().message();
+      std::mt19937_64 random(11);
+      for (int run = 0; run < 20; ++run) {
+        ToolCallProcessor processor(*grammar);
+        const Sampled sampled = Generate(processor, TextOf, *vocabulary, random);
+        const std::string context =
+            std::string(file) + " " + std::string(info.name) + " run " + std::to_string(run);
+        ASSERT_TRUE(sampled.ended) << context << " did not end:\n" << sampled.text;
+        CheckCalls(info, tools, sampled.text, 1, context);
+        if (HasFailure()) return PrintTokens(sampled.tokens);
+      }
+    }
+  }
 }
 
 // tool_choice "required" on Qwen3 for the formats people run most: 1,000 runs each.
