@@ -2,21 +2,10 @@
 
 #include "crux/constrain/validate.h"
 #include "crux/text/json_text.h"
+#include "crux/text/stream_buffer.h"
 
 namespace crux::constrain {
 namespace {
-
-bool Blank(char ch) {
-  return ch == ' ' || ch == '\n' || ch == '\t' || ch == '\r';
-}
-
-std::string_view Strip(std::string_view text) {
-  while (!text.empty() && Blank(text.front()))
-    text.remove_prefix(1);
-  while (!text.empty() && Blank(text.back()))
-    text.remove_suffix(1);
-  return text;
-}
 
 bool IsJson(std::string_view text) {
   return !text.empty() && text::JsonTextType(text);
@@ -42,7 +31,7 @@ std::optional<std::string_view> FromFences(std::string_view text) {
     const size_t body = FenceBody(text, open);
     const size_t close = text.find("```", body);
     if (close == std::string_view::npos) return std::nullopt;
-    const std::string_view inside = Strip(text.substr(body, close - body));
+    const std::string_view inside = text::Trim(text.substr(body, close - body));
     if (IsJson(inside)) return inside;
     from = close + 3;
   }
@@ -51,9 +40,9 @@ std::optional<std::string_view> FromFences(std::string_view text) {
 std::optional<std::string_view> FromUnterminatedFence(std::string_view text) {
   const size_t last = text.rfind("```");
   if (last == std::string_view::npos) return std::nullopt;
-  std::string_view inside = Strip(text.substr(FenceBody(text, last)));
+  std::string_view inside = text::Trim(text.substr(FenceBody(text, last)));
   if (inside.size() >= 3 && inside.substr(inside.size() - 3) == "```")
-    inside = Strip(inside.substr(0, inside.size() - 3));
+    inside = text::Trim(inside.substr(0, inside.size() - 3));
   if (IsJson(inside)) return inside;
   return std::nullopt;
 }
@@ -103,11 +92,11 @@ std::optional<std::string_view> FromBalancedScan(std::string_view text) {
 }  // namespace
 
 std::optional<std::string_view> ExtractJson(std::string_view answer) {
-  const std::string_view text = Strip(answer);
-  if (IsJson(text)) return text;
-  if (auto fenced = FromFences(text)) return fenced;
-  if (auto open = FromUnterminatedFence(text)) return open;
-  return FromBalancedScan(text);
+  const std::string_view trimmed = text::Trim(answer);
+  if (IsJson(trimmed)) return trimmed;
+  if (auto fenced = FromFences(trimmed)) return fenced;
+  if (auto open = FromUnterminatedFence(trimmed)) return open;
+  return FromBalancedScan(trimmed);
 }
 
 AnswerCheck CheckAnswer(std::string_view answer, const SchemaIr* schema) {

@@ -4,6 +4,8 @@
 #include <mutex>
 #include <string_view>
 
+#include "crux/text/stream_buffer.h"
+
 namespace crux::logits::tools {
 namespace {
 
@@ -94,9 +96,8 @@ void IndexBytes(const constrain::Vocabulary& vocabulary, uint32_t token, TokenIn
   const uint32_t bit = uint32_t{1} << (token & 31);
   for (uint32_t k = code_points; k <= TokenIndex::kCountedCodePoints; ++k)
     index.at_most[k][token >> 5] |= bit;
-  auto blank = [](char ch) { return ch == ' ' || ch == '\n' || ch == '\t' || ch == '\r'; };
-  if (!bytes.empty() && blank(bytes.front())) index.starts_blank[token >> 5] |= bit;
-  if (!bytes.empty() && blank(bytes.back())) index.ends_blank[token >> 5] |= bit;
+  if (!bytes.empty() && text::IsSpace(bytes.front())) index.starts_blank[token >> 5] |= bit;
+  if (!bytes.empty() && text::IsSpace(bytes.back())) index.ends_blank[token >> 5] |= bit;
   bool seen[256] = {};
   for (size_t s = 0; s < bytes.size(); ++s) {
     const auto b = static_cast<uint8_t>(bytes[s]);

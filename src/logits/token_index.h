@@ -43,7 +43,7 @@ struct TokenIndex {
   std::array<uint32_t, 256> byte_token{};
   uint32_t max_token_code_points = 0;
   // Masks: tokens of at most k code points (k <= kCountedCodePoints), tokens whose first or
-  // last byte is a blank (space, tab, newline, carriage return).
+  // last byte is a blank (text::IsSpace, what the parsers trim).
   static constexpr uint32_t kCountedCodePoints = 32;
   std::vector<std::vector<uint32_t>> at_most;
   std::vector<uint32_t> starts_blank;

@@ -1,11 +1,11 @@
 #include "crux/logits/tool_calls.h"
 
 #include <algorithm>
-#include <map>
 #include <mutex>
 #include <string>
 #include <utility>
 
+#include "crux/text/stream_buffer.h"
 #include "tool_grammar.h"
 
 namespace crux::logits {
@@ -47,6 +47,7 @@ struct ToolCallProcessor::State {
   std::vector<Cursor> stack;
   std::vector<size_t> marks;
   std::vector<uint8_t> literal;
+  std::vector<size_t> rollback_steps;  // Rollback's per-hole count
 };
 
 namespace {
@@ -61,8 +62,7 @@ bool TestWord(const std::vector<uint32_t>& mask, uint32_t token) {
 
 void Initial(const tools::Grammar& g, Walker& walker, Cursor& cursor) {
   cursor = Cursor{};
-  const bool blank_first = !g.lead.empty() && (g.lead[0] == ' ' || g.lead[0] == '\n' ||
-                                               g.lead[0] == '\t' || g.lead[0] == '\r');
+  const bool blank_first = !g.lead.empty() && text::IsSpace(g.lead[0]);
   const bool blanks = g.options.max_leading_blanks > 0 && !blank_first;
   if (g.options.mode == ToolChoiceMode::kAuto) {
     cursor.phase = !g.trigger.empty() ? Phase::kFree : blanks ? Phase::kBlanks : Phase::kAnchor;
@@ -131,17 +131,30 @@ bool TryToken(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walk
 
 void FreeMask(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walker,
               std::span<uint32_t> mask) {
+  const uint32_t matched = s.cursor.a;
+  {
+    std::lock_guard<std::mutex> lock(g.free_mutex);
+    if (g.free_masks[matched]) {
+      std::copy(g.free_masks[matched]->begin(), g.free_masks[matched]->end(), mask.begin());
+      return;
+    }
+  }
   const tools::TokenIndex& index = *g.index;
+  auto computed = std::make_shared<std::vector<uint32_t>>(mask.size());
   for (size_t w = 0; w < mask.size(); ++w)
-    mask[w] = index.free_mask[w] | index.eog_mask[w];
+    (*computed)[w] = index.free_mask[w] | index.eog_mask[w];
+  // Only a token holding the trigger's last byte can complete the trigger and go on wrongly.
   const auto last = static_cast<uint8_t>(g.trigger.back());
   for (const uint32_t token : index.containing[last]) {
     if (TryToken(g, s, walker, s.cursor, token)) {
-      SetBit(mask, token);
+      SetBit(*computed, token);
     } else {
-      mask[token >> 5] &= ~(uint32_t{1} << (token & 31));
+      (*computed)[token >> 5] &= ~(uint32_t{1} << (token & 31));
     }
   }
+  std::copy(computed->begin(), computed->end(), mask.begin());
+  std::lock_guard<std::mutex> lock(g.free_mutex);
+  if (!g.free_masks[matched]) g.free_masks[matched] = std::move(computed);
 }
 
 // A raw value at a character boundary whose length is either far from its maximum or within
@@ -193,22 +206,16 @@ bool TryRawToken(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& w
   return ok;
 }
 
-// The class of a raw-value cursor (see Grammar::RawClass). What a class allows depends on
-// the vocabulary, the terminator and the CDATA rule only, not on the tools, so the classes are
-// kept for the process: a request's grammar finds them computed by the requests before it.
+// The class of a raw-value cursor (see Grammar::RawClass), computed on first use.
 const tools::Grammar::RawClass& RawClassOf(const tools::Grammar& g, ToolCallProcessor::State& s,
                                            Walker& walker, const Cursor& cursor) {
-  static std::mutex mutex;
-  static std::map<std::string, std::shared_ptr<const tools::Grammar::RawClass>> classes;
-  const std::string_view stop = g.ops[g.ops[cursor.op].next].text;
-  std::string key = std::to_string(g.vocabulary->identity()) + (g.cdata ? "c" : "r") +
-                    std::to_string(cursor.b) + "." + std::to_string(cursor.c) + "." +
-                    std::to_string(cursor.d >> 24 & 3) + "|";
-  key.append(stop);
+  tools::Grammar::RawClasses& classes = *g.raw_classes;
+  const uint64_t key =
+      (uint64_t{cursor.b} << 34) | (uint64_t{cursor.c} << 2) | (cursor.d >> 24 & 3);
   {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto found = classes.find(key);
-    if (found != classes.end()) return *found->second;
+    std::lock_guard<std::mutex> lock(classes.mutex);
+    auto found = classes.by_state.find(key);
+    if (found != classes.by_state.end()) return *found->second;
   }
   auto computed = std::make_shared<tools::Grammar::RawClass>();
   computed->allowed.assign(g.vocabulary->mask_words(), 0);
@@ -221,9 +228,8 @@ const tools::Grammar::RawClass& RawClassOf(const tools::Grammar& g, ToolCallProc
       SetBit(computed->allowed, token);
     }
   }
-  std::lock_guard<std::mutex> lock(mutex);
-  if (classes.size() >= 4096) classes.clear();  // a bound for hostile variety; entries are shared
-  auto& slot = classes[key];
+  std::lock_guard<std::mutex> lock(classes.mutex);
+  auto& slot = classes.by_state[key];
   if (!slot) slot = std::move(computed);
   return *slot;
 }
@@ -238,7 +244,7 @@ void RawMask(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walke
   // A token that gives up a pending match makes its bytes the value's: refused where the
   // value would then start with a blank, or in CDATA formats.
   const bool pending = cursor.b > 0;
-  const bool blank_start = stop[0] == ' ' || stop[0] == '\n' || stop[0] == '\t' || stop[0] == '\r';
+  const bool blank_start = text::IsSpace(stop[0]);
   if (pending && (g.cdata || (!begun && blank_start))) {
     std::fill(mask.begin(), mask.end(), 0);
   } else {
@@ -260,8 +266,7 @@ void RawMask(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walke
     }
   }
   // Tokens that go on with the pending match: walked exactly.
-  size_t core_at = stop.find_first_not_of(" \n\t\r");
-  if (core_at == std::string_view::npos) core_at = 0;
+  const size_t core_at = static_cast<size_t>(text::Trim(stop).data() - stop.data());
   for (const int which : {0, 1}) {
     const uint32_t matched = which == 0 ? cursor.b : cursor.c;
     if (matched == 0) continue;
@@ -437,7 +442,8 @@ bool ToolCallProcessor::Rollback(size_t count) {
   if (count > s.snapshots.size()) return false;
   const State::Snapshot& target = s.snapshots[s.snapshots.size() - count];
   // Every matcher must still hold the steps to undo.
-  std::vector<size_t> steps(s.holes.size(), 0);
+  std::vector<size_t>& steps = s.rollback_steps;
+  steps.assign(s.holes.size(), 0);
   for (size_t i = target.journal; i < s.journal.size(); ++i) {
     const tools::JournalEntry& entry = s.journal[i];
     if (!entry.created && entry.hole < steps.size()) ++steps[entry.hole];

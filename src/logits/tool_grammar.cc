@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "crux/text/json_scan.h"
+#include "crux/text/stream_buffer.h"
 
 namespace crux::logits::tools {
 namespace {
@@ -70,13 +71,12 @@ std::vector<uint32_t> Failure(std::string_view text) {
 }
 
 // A branch alternative: `prefix` then op `target`, absorbing the target's text.
-Grammar::Alternative MakeAlternative(Grammar& g, std::string prefix, uint32_t target) {
+Grammar::Alternative MakeAlternative(const Grammar& g, std::string prefix, uint32_t target) {
   if (target != kNone && g.ops[target].kind == OpKind::kText) {
     prefix += g.ops[target].text;
     target = g.ops[target].next;
   }
-  g.texts.push_back(std::move(prefix));
-  return {{}, target};
+  return {std::move(prefix), target};
 }
 
 // The types of an enum's (or const's) values.
@@ -272,17 +272,23 @@ Expected<bool> MakeProgram(Grammar& g, const parse::CallGrammar& family) {
   g.finish_alt.resize(g.ops.size());
   g.continue_alt[after_call] = MakeAlternative(g, std::string(family.separator), g.call_op);
   g.finish_alt[after_call] = MakeAlternative(g, std::string(family.close), g.end_op);
-  // Alternative texts point into `texts`, which no longer moves.
-  size_t next_text = 0;
-  auto bind = [&](Grammar::Alternative& alt) { alt.text = g.texts[next_text++]; };
-  if (g.key_value) {
-    bind(g.continue_first[members]);
-    bind(g.continue_alt[members]);
-    bind(g.finish_alt[members]);
-  }
-  bind(g.continue_alt[after_call]);
-  bind(g.finish_alt[after_call]);
   return true;
+}
+
+// The raw-value classes of `g`'s vocabulary, terminator and CDATA rule, shared by every
+// grammar that has the same three (what a class allows depends on nothing else).
+std::shared_ptr<Grammar::RawClasses> RawClassesFor(const Grammar& g) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<Grammar::RawClasses>> tables;
+  std::string key = std::to_string(g.vocabulary->identity()) + (g.cdata ? "c|" : "r|");
+  for (const Op& op : g.ops) {
+    if (op.kind == OpKind::kValue) key += g.ops[op.next].text;
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  if (tables.size() >= 256) tables.clear();  // a bound for hostile variety; tables are shared
+  auto& table = tables[key];
+  if (!table) table = std::make_shared<Grammar::RawClasses>();
+  return table;
 }
 
 }  // namespace
@@ -316,6 +322,37 @@ std::shared_ptr<const constrain::CompiledGrammar> Grammar::JsonGrammar(uint32_t 
   return grammar;
 }
 
+// Raw string values: the shared state classes, the terminator's bytes, the tokens that are
+// always safe inside a value and the candidates that must be stepped.
+void PrepareRawValues(Grammar& g) {
+  g.raw_classes = RawClassesFor(g);
+  // Raw values end at the text after the value: tokens holding neither its first byte nor
+  // the first byte of its marker (the text without blanks) are safe.
+  uint8_t stop_first = 0;
+  uint8_t core_first = 0;
+  for (const Op& op : g.ops) {
+    if (op.kind != OpKind::kValue) continue;
+    const std::string& stop = g.ops[op.next].text;
+    stop_first = static_cast<uint8_t>(stop[0]);
+    const std::string_view core = text::Trim(stop);
+    core_first = static_cast<uint8_t>(core.empty() ? stop[0] : core[0]);
+  }
+  const TokenIndex& index = *g.index;
+  g.raw_safe.assign(g.vocabulary->mask_words(), 0);
+  std::vector<uint8_t> unsafe(g.vocabulary->size(), 0);
+  for (const uint8_t byte : {stop_first, core_first, uint8_t{'&'}, uint8_t{'<'}}) {
+    if (byte != stop_first && byte != core_first && !g.cdata) continue;
+    for (const uint32_t token : index.containing[byte])
+      unsafe[token] = 1;
+  }
+  for (uint32_t token = 0; token < g.vocabulary->size(); ++token) {
+    if (unsafe[token] && !g.vocabulary->is_special(token)) g.raw_candidates.push_back(token);
+    if (unsafe[token] || !index.utf8_ok[token] || g.vocabulary->is_special(token)) continue;
+    if ((index.free_mask[token >> 5] >> (token & 31) & 1) == 0) continue;
+    g.raw_safe[token >> 5] |= uint32_t{1} << (token & 31);
+  }
+}
+
 Expected<std::unique_ptr<Grammar>> CompileGrammar(
     const parse::CallGrammar& family, std::vector<parse::ToolSpec> tools,
     std::shared_ptr<const constrain::Vocabulary> vocabulary, ToolCallOptions options) {
@@ -347,35 +384,9 @@ Expected<std::unique_ptr<Grammar>> CompileGrammar(
                    "cannot tell a call from an answer; use tool_choice required");
     }
     g->kmp = Failure(g->trigger);
+    g->free_masks.resize(g->trigger.size());
   }
-  if (g->key_value) {
-    // Raw values end at the text after the value: tokens holding neither its first byte nor
-    // the first byte of its marker (the text without blanks) are safe.
-    uint8_t core_first = 0;
-    for (const Op& op : g->ops) {
-      if (op.kind != OpKind::kValue) continue;
-      const std::string& stop = g->ops[op.next].text;
-      g->raw_stop = static_cast<uint8_t>(stop[0]);
-      const size_t core = stop.find_first_not_of(" \n\t\r");
-      core_first = static_cast<uint8_t>(core == std::string::npos ? stop[0] : stop[core]);
-    }
-    const TokenIndex& index = *g->index;
-    g->raw_safe.assign(g->vocabulary->mask_words(), 0);
-    std::vector<uint8_t> unsafe(g->vocabulary->size(), 0);
-    for (const uint8_t byte : {g->raw_stop, core_first, uint8_t{'&'}, uint8_t{'<'}}) {
-      if (byte != g->raw_stop && byte != core_first && !g->cdata) continue;
-      if (std::find(g->raw_check.begin(), g->raw_check.end(), byte) == g->raw_check.end())
-        g->raw_check.push_back(byte);
-      for (const uint32_t token : index.containing[byte])
-        unsafe[token] = 1;
-    }
-    for (uint32_t token = 0; token < g->vocabulary->size(); ++token) {
-      if (unsafe[token] && !g->vocabulary->is_special(token)) g->raw_candidates.push_back(token);
-      if (unsafe[token] || !index.utf8_ok[token] || g->vocabulary->is_special(token)) continue;
-      if ((index.free_mask[token >> 5] >> (token & 31) & 1) == 0) continue;
-      g->raw_safe[token >> 5] |= uint32_t{1} << (token & 31);
-    }
-  }
+  if (g->key_value) PrepareRawValues(*g);
   return g;
 }
 

@@ -140,9 +140,8 @@ struct Grammar {
   // Raw string values: tokens that are always safe inside one (no byte of the terminator's
   // first byte, well-formed UTF-8), and the tokens that must be stepped.
   std::vector<uint32_t> raw_safe;
-  uint8_t raw_stop = 0;
-  std::vector<uint8_t> raw_check;  // bytes whose tokens RawMask steps
-  // The tokens (not special) that hold a raw_check byte.
+  // The tokens (not special) that hold the terminator's first byte, its marker's first byte,
+  // or (CDATA formats) '<' or '&': they must be stepped.
   std::vector<uint32_t> raw_candidates;
   // For a value at a character boundary, at least its minimum length and far from its maximum,
   // which candidates are allowed depends only on the pending matches of the terminator and its
@@ -154,16 +153,26 @@ struct Grammar {
     std::vector<uint32_t> allowed;  // mask
     std::vector<uint32_t> leaving;  // token ids
   };
+  // The classes of this grammar's vocabulary, terminator and CDATA rule: shared by every
+  // grammar with the same three (kept for the process), keyed by the class's state bits.
+  struct RawClasses {
+    std::mutex mutex;
+    std::map<uint64_t, std::shared_ptr<const RawClass>> by_state;
+  };
+  std::shared_ptr<RawClasses> raw_classes;
+  // Free text (kFree) allows the same tokens at every step with the same trigger match, so the
+  // mask of each match length is computed once.
+  mutable std::mutex free_mutex;
+  mutable std::vector<std::shared_ptr<const std::vector<uint32_t>>> free_masks;
 
   // Branch alternatives of op `op` for `cursor`: text and the op entered after it.
   struct Alternative {
-    std::string_view text;
+    std::string text;
     uint32_t target = kNone;
   };
   std::vector<Alternative> continue_alt;    // per branch op: another call / another argument
   std::vector<Alternative> continue_first;  // per kMembers op: the first argument
   std::vector<Alternative> finish_alt;      // per branch op: close / end of arguments
-  std::vector<std::string> texts;           // storage for alternative texts
 
   // JSON grammars of argument objects and values, compiled on first use: key (tool, param,
   // type bits), param kNone for the arguments object.
@@ -206,8 +215,10 @@ class Walker {
   bool FeedTrie(Cursor& cursor, uint8_t byte, bool& literal);
   bool FeedRaw(Cursor& cursor, uint8_t byte);
   bool FeedLead(Cursor& cursor, uint8_t byte, bool& literal);
-  bool EnterValue(Cursor& cursor, const Op& op);
-  bool OpenHole(Cursor& cursor, uint32_t param, uint8_t types, uint32_t next);
+  bool EnterValue(Cursor& cursor);
+  bool OpenHole(Cursor& cursor, uint32_t param, uint8_t types);
+  // Alternative `which` (1: go on, 2: finish) of branch op `op` for `cursor`.
+  const Grammar::Alternative& Alternative(const Cursor& cursor, uint32_t op, int which) const;
   void TakeAlternative(Cursor& cursor, int which);
   std::string_view DynamicText(const Cursor& cursor, char* buffer) const;
 

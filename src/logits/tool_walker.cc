@@ -1,13 +1,15 @@
 #include <algorithm>
 #include <string_view>
 
+#include "crux/text/stream_buffer.h"
 #include "tool_grammar.h"
 
 namespace crux::logits::tools {
 namespace {
 
+// What the families' parsers trim (text::Trim): a raw value must read the same after it.
 bool Blank(uint8_t byte) {
-  return byte == ' ' || byte == '\n' || byte == '\t' || byte == '\r';
+  return text::IsSpace(static_cast<char>(byte));
 }
 
 // The longest prefix of `text` that is a suffix of text[0, matched) + byte.
@@ -23,12 +25,9 @@ uint32_t Advance(std::string_view text, uint32_t matched, uint8_t byte) {
   return 0;
 }
 
+// The terminator's marker: the terminator without its blanks.
 std::string_view Core(std::string_view text) {
-  while (!text.empty() && Blank(static_cast<uint8_t>(text.front())))
-    text.remove_prefix(1);
-  while (!text.empty() && Blank(static_cast<uint8_t>(text.back())))
-    text.remove_suffix(1);
-  return text;
+  return text::Trim(text);
 }
 
 // One byte of well-formed UTF-8. `state`: continuation bytes still due (bits 0-1) and the
@@ -133,7 +132,7 @@ bool Walker::Enter(Cursor& cursor, uint32_t op_index) {
         cursor.phase = Phase::kId;
         return true;
       case OpKind::kArgs:
-        if (!g_.key_value) return OpenHole(cursor, kNone, 0, op.next);
+        if (!g_.key_value) return OpenHole(cursor, kNone, 0);
         cursor.used = 0;
         op_index = op.next;
         continue;
@@ -151,7 +150,7 @@ bool Walker::Enter(Cursor& cursor, uint32_t op_index) {
         cursor.phase = Phase::kWord;
         return true;
       case OpKind::kValue:
-        return EnterValue(cursor, op);
+        return EnterValue(cursor);
     }
     return false;
   }
@@ -172,11 +171,7 @@ bool Walker::EnterBranch(Cursor& cursor, uint32_t op_index) {
   if (live == 0) return false;
   for (int which = 1; which <= 2; ++which) {
     if (live != static_cast<uint32_t>(which)) continue;
-    const Grammar::Alternative alt =
-        which == 1 ? (op.kind == OpKind::kMembers && cursor.used == 0 ? g_.continue_first[op_index]
-                                                                      : g_.continue_alt[op_index])
-                   : g_.finish_alt[op_index];
-    if (alt.text.empty()) {
+    if (Alternative(cursor, op_index, which).text.empty()) {
       TakeAlternative(cursor, which);
       return cursor.phase != Phase::kDone;
     }
@@ -184,13 +179,17 @@ bool Walker::EnterBranch(Cursor& cursor, uint32_t op_index) {
   return true;
 }
 
+const Grammar::Alternative& Walker::Alternative(const Cursor& cursor, uint32_t op_index,
+                                                int which) const {
+  if (which == 2) return g_.finish_alt[op_index];
+  return g_.ops[op_index].kind == OpKind::kMembers && cursor.used == 0 ? g_.continue_first[op_index]
+                                                                       : g_.continue_alt[op_index];
+}
+
 void Walker::TakeAlternative(Cursor& cursor, int which) {
   const Op& op = g_.ops[cursor.op];
-  const uint32_t op_index = cursor.op;
-  Grammar::Alternative alt;
+  const uint32_t target = Alternative(cursor, cursor.op, which).target;
   if (which == 1) {
-    alt = op.kind == OpKind::kMembers && cursor.used == 0 ? g_.continue_first[op_index]
-                                                          : g_.continue_alt[op_index];
     if (op.kind == OpKind::kAfterCall) {
       ++cursor.calls;
       cursor.tool = kNone;
@@ -198,13 +197,11 @@ void Walker::TakeAlternative(Cursor& cursor, int which) {
     }
     cursor.param = kNone;
     cursor.type = 0;
-  } else {
-    alt = g_.finish_alt[op_index];
   }
-  if (!Enter(cursor, alt.target)) cursor.phase = Phase::kDone;
+  if (!Enter(cursor, target)) cursor.phase = Phase::kDone;
 }
 
-bool Walker::EnterValue(Cursor& cursor, const Op& op) {
+bool Walker::EnterValue(Cursor& cursor) {
   const Param& param = g_.tools[cursor.tool].params[cursor.param];
   const bool raw = cursor.type != 0 ? cursor.type == constrain::kTypeString : param.raw;
   if (raw) {
@@ -212,10 +209,10 @@ bool Walker::EnterValue(Cursor& cursor, const Op& op) {
     cursor.a = cursor.b = cursor.c = cursor.d = 0;
     return true;
   }
-  return OpenHole(cursor, cursor.param, cursor.type, op.next);
+  return OpenHole(cursor, cursor.param, cursor.type);
 }
 
-bool Walker::OpenHole(Cursor& cursor, uint32_t param, uint8_t types, uint32_t /*next*/) {
+bool Walker::OpenHole(Cursor& cursor, uint32_t param, uint8_t types) {
   auto grammar = g_.JsonGrammar(cursor.tool, param, types);
   if (grammar == nullptr) return false;
   holes_.emplace_back(std::move(grammar));
@@ -283,11 +280,8 @@ bool Walker::FeedLead(Cursor& cursor, uint8_t byte, bool& literal) {
 }
 
 bool Walker::FeedBranch(Cursor& cursor, uint8_t byte, bool& literal) {
-  const Op& op = g_.ops[cursor.op];
-  std::string_view texts[3];
-  texts[1] = op.kind == OpKind::kMembers && cursor.used == 0 ? g_.continue_first[cursor.op].text
-                                                             : g_.continue_alt[cursor.op].text;
-  texts[2] = g_.finish_alt[cursor.op].text;
+  const std::string_view texts[3] = {
+      {}, Alternative(cursor, cursor.op, 1).text, Alternative(cursor, cursor.op, 2).text};
   const uint32_t offset = cursor.a;
   uint32_t live = 0;
   for (uint32_t which = 1; which <= 2; ++which) {
