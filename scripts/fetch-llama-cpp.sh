@@ -11,10 +11,11 @@
 # tar and git; exits non-zero (and leaves no partial tree behind) when any step fails.
 set -euo pipefail
 
-readonly package="node-llama-cpp@3.21.1"  # bundles llama.cpp v0.4.0
+readonly package="node-llama-cpp@3.22.1"  # bundles llama.cpp v0.5.0 (commit de3ff815)
 dir="${CRUX_LLAMA_CPP_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/crux/llama.cpp}"
 
-if [[ -f "$dir/models/ggml-vocab-llama-bpe.gguf" ]]; then
+# The tree records which package it came from; a tree from another pin is replaced.
+if [[ -f "$dir/models/ggml-vocab-llama-bpe.gguf" && "$(cat "$dir/.crux-source" 2>/dev/null)" == "$package" ]]; then
   echo "$dir"
   exit 0
 fi
@@ -32,6 +33,7 @@ tar xzf "$work"/node-llama-cpp-*.tgz -C "$work" package/llama/gitRelease.bundle
 mkdir -p "$(dirname "$dir")"
 rm -rf "$dir.partial"
 git -c advice.detachedHead=false clone --quiet "$work/package/llama/gitRelease.bundle" "$dir.partial"
+echo "$package" > "$dir.partial/.crux-source"
 rm -rf "$dir"
 mv "$dir.partial" "$dir"
 echo "$dir"

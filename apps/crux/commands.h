@@ -16,6 +16,9 @@ void AddSchemaCommand(CLI::App& app, std::function<int()>& run);
 // Adds `template` (with `render`) to `app`.
 void AddTemplateCommand(CLI::App& app, std::function<int()>& run);
 
+// Adds `smoke-model` to `app`.
+void AddSmokeModelCommand(CLI::App& app, std::function<int()>& run);
+
 // Adds `serve` to `app`.
 void AddServeCommand(CLI::App& app, std::function<int()>& run);
 

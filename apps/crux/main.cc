@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   crux::app::AddParseCommand(app, run);
   crux::app::AddSchemaCommand(app, run);
   crux::app::AddServeCommand(app, run);
+  crux::app::AddSmokeModelCommand(app, run);
   crux::app::AddTemplateCommand(app, run);
   try {
     app.parse(argc, argv);

@@ -1,6 +1,7 @@
 // `crux serve`: the OpenAI / Anthropic / Responses compatible server.
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <iostream>
@@ -11,6 +12,9 @@
 #include "crux/chat_template/template.h"
 #include "crux/commands.h"
 #include "crux/engine/mock_engine.h"
+#ifdef CRUX_HAVE_LLAMA
+#include "crux/engine/llama_engine.h"
+#endif
 #include "crux/parse/reasoning/registry.h"
 #include "crux/parse/tools/registry.h"
 #include "crux/protocol/response_store.h"
@@ -21,9 +25,14 @@ namespace {
 
 struct ServeFlags {
   server::ServerConfig server;
-  std::string engine = "mock";
+  std::string engine;  // "": llama when --model is given, else mock
   std::string script;
-  std::string model;
+  std::string model;  // --model: a GGUF file
+  int ctx_size = 4096;
+  int parallel = 4;
+  int threads = 0;
+  int batch_size = 512;
+  int gpu_layers = 0;
   double tokens_per_second = 0;
   std::string reasoning_parser;
   std::string tool_parser;
@@ -40,12 +49,46 @@ int Fail(const std::string& message) {
   return 2;
 }
 
-// The engine --engine names (mock: replaying --script); a script directory names its own
-// models, so --served-model-name is cleared for it.
+Expected<std::unique_ptr<engine::Engine>> MakeLlama(ServeFlags& flags) {
+  if (flags.model.empty()) {
+    return Error(ErrorCode::kInvalidArgument, "--engine llama needs --model FILE.gguf");
+  }
+#ifdef CRUX_HAVE_LLAMA
+  engine::LlamaEngineOptions options;
+  options.model_path = flags.model;
+  options.model_id = flags.server.served_model_name;
+  options.context_size = flags.ctx_size;
+  options.parallel = flags.parallel;
+  options.threads = flags.threads;
+  options.batch_size = flags.batch_size;
+  options.gpu_layers = flags.gpu_layers;
+  options.progress_bar = isatty(STDERR_FILENO) != 0;
+  spdlog::info("loading model {}", flags.model);
+  auto made = engine::MakeLlamaEngine(options);
+  if (!made.ok()) return made.error();
+  const engine::ModelInfo info = (*made)->Models().front();
+  spdlog::info(
+      "model '{}' loaded: {} parameters, {} tokens in its vocabulary, {} slots of {} "
+      "tokens",
+      info.id, info.parameters, info.vocabulary_size, flags.parallel, info.context_length);
+  flags.server.served_model_name.clear();  // the engine serves the name itself
+  return made;
+#else
+  return Error(ErrorCode::kUnsupported,
+               "this crux was built without llama.cpp, so it cannot run --model; build "
+               "llama.cpp with scripts/build-llama-cpp.sh and configure crux with "
+               "-DCMAKE_PREFIX_PATH=<the prefix it prints>");
+#endif
+}
+
+// The engine --engine names (llama: --model; mock: replaying --script); a script directory
+// names its own models, so --served-model-name is cleared for it.
 Expected<std::unique_ptr<engine::Engine>> MakeEngine(ServeFlags& flags) {
+  if (flags.engine.empty()) flags.engine = flags.model.empty() ? "mock" : "llama";
+  if (flags.engine == "llama") return MakeLlama(flags);
   if (flags.engine != "mock") {
     return Error(ErrorCode::kInvalidArgument,
-                 "unknown --engine '" + flags.engine + "'; available: mock");
+                 "unknown --engine '" + flags.engine + "'; available: llama, mock");
   }
   if (flags.script.empty()) {
     return Error(ErrorCode::kInvalidArgument, "--engine mock needs --script FILE or DIRECTORY");
@@ -61,6 +104,35 @@ Expected<std::unique_ptr<engine::Engine>> MakeEngine(ServeFlags& flags) {
     flags.server.served_model_name.clear();  // a script directory names its own models
   }
   return engine::MakeMockEngine(std::move(options));
+}
+
+// A loaded model brings its own chat template (unless --chat-template gave one) and, where
+// its template shows them, the parsers of its family (unless the flags named them).
+void ApplyModelDefaults(ServeFlags& flags, const engine::Engine& engine) {
+  const engine::ModelInfo info = engine.Models().front();
+  if (info.chat_template.empty()) return;
+  if (flags.server.pipeline.chat_template == nullptr) {
+    auto parsed = chat_template::Template::Parse(info.chat_template);
+    if (parsed.ok()) {
+      flags.server.pipeline.chat_template = *parsed;
+      spdlog::info("rendering prompts with the model's own chat template");
+    } else {
+      spdlog::warn(
+          "the model's chat template does not parse ({}); rendering ChatML instead "
+          "(give one with --chat-template)",
+          parsed.error().message());
+    }
+  }
+  if (flags.tool_parser.empty()) {
+    if (auto family = parse::DetectToolParserFromTemplate(info.chat_template)) {
+      flags.server.pipeline.tool_parser = std::string(*family);
+      spdlog::info("tool-call parser from the chat template: {}", *family);
+    }
+  }
+  if (flags.reasoning_parser.empty() && info.chat_template.find("</think>") != std::string::npos) {
+    flags.server.pipeline.reasoning_parser = "qwen3";
+    spdlog::info("reasoning parser from the chat template: qwen3 (<think> ... </think>)");
+  }
 }
 
 int RunServe(ServeFlags& flags) {
@@ -113,6 +185,7 @@ int RunServe(ServeFlags& flags) {
 
   auto engine = MakeEngine(flags);
   if (!engine.ok()) return Fail(engine.error().message());
+  ApplyModelDefaults(flags, **engine);
   server::Server srv(flags.server, **engine);
   if (Status st = srv.Listen(); !st.ok()) return Fail(st.error().message());
   spdlog::info("crux serve listening on http://{}:{}", flags.server.host, srv.port());
@@ -126,7 +199,23 @@ void AddEndpointOptions(CLI::App* cmd, ServeFlags& flags) {
   auto& s = flags.server;
   cmd->add_option("--host", s.host, "Address to listen on")->capture_default_str();
   cmd->add_option("--port", s.port, "Port to listen on (0: any free port)")->capture_default_str();
-  cmd->add_option("--engine", flags.engine, "Engine: mock (replays --script)")
+  cmd->add_option("--engine", flags.engine,
+                  "Engine: llama (runs --model in-process; the default with --model) or mock "
+                  "(replays --script; the default without)");
+  cmd->add_option("--model,-m", flags.model, "A GGUF model file to serve with llama.cpp");
+  cmd->add_option("--ctx-size,-c", flags.ctx_size,
+                  "llama: tokens one sequence may hold, prompt and output together (each slot "
+                  "has its own)")
+      ->capture_default_str();
+  cmd->add_option("--parallel,--np", flags.parallel,
+                  "llama: slots, i.e. requests generated at once (more wait in a queue)")
+      ->capture_default_str();
+  cmd->add_option("--threads,-t", flags.threads, "llama: CPU threads (0: every core)")
+      ->capture_default_str();
+  cmd->add_option("--batch-size,-b", flags.batch_size, "llama: tokens per decode step")
+      ->capture_default_str();
+  cmd->add_option("--gpu-layers,--ngl", flags.gpu_layers,
+                  "llama: layers to offload to the GPU of a CUDA/Metal build (-1: all)")
       ->capture_default_str();
   cmd->add_option("--script", flags.script,
                   "Mock engine: a file with the raw output to replay, or a directory of *.txt "
@@ -173,7 +262,7 @@ void AddLimitOptions(CLI::App* cmd, ServeFlags& flags) {
   cmd->add_option("--keepalive-interval", s.keepalive_s,
                   "Seconds of stream idleness before an SSE keep-alive")
       ->capture_default_str();
-  cmd->add_option("--threads", s.io_threads, "HTTP I/O threads")->capture_default_str();
+  cmd->add_option("--threads-http", s.io_threads, "HTTP I/O threads")->capture_default_str();
   cmd->add_option("--max-buffered-bytes", s.max_buffered_bytes,
                   "Output that may wait for a client that reads slower than the model writes "
                   "(per connection); at the limit the generation pauses until the client "

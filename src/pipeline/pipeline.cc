@@ -6,6 +6,7 @@
 #include "crux/parse/chain.h"
 #include "crux/parse/reasoning/registry.h"
 #include "crux/text/stream_buffer.h"
+#include "processors.h"
 
 namespace crux::pipeline {
 namespace {
@@ -109,7 +110,10 @@ Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
   p->engine_ = &engine;
   p->store_ = config.response_store;
   p->request_ = request;
-  if (config.chat_template) {
+  const bool raw = request.api == protocol::Api::kCompletions;  // no template, no parsers
+  if (raw) {
+    p->generate_.prompt = request.prompt_text;
+  } else if (config.chat_template) {
     auto prompt = RenderChatTemplate(*config.chat_template, request);
     if (!prompt.ok()) return prompt.error();
     p->generate_.prompt = std::move(*prompt);
@@ -125,15 +129,26 @@ Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
   if (request.top_p) p->generate_.sampling.top_p = *request.top_p;
   if (request.top_k) p->generate_.sampling.top_k = *request.top_k;
   if (request.seed) p->generate_.sampling.seed = *request.seed;
+  if (request.min_p) p->generate_.sampling.min_p = *request.min_p;
 
   // One chain per request; a channel format named by either flag reads the output alone.
   parse::ParserChainOptions chain;
-  chain.reasoning_parser = ReasoningParserFor(request, config);
-  chain.tool_parser = ToolParserFor(request, config);
+  if (!raw) {
+    chain.reasoning_parser = ReasoningParserFor(request, config);
+    chain.tool_parser = ToolParserFor(request, config);
+  }
   if (!chain.reasoning_parser.empty()) {
     chain.reasoning.start_in_reasoning =
         PromptOpensReasoning(chain.reasoning_parser, p->generate_.prompt);
   }
+  ProcessorInputs inputs;
+  inputs.reasoning_parser = chain.reasoning_parser;
+  inputs.tool_parser = chain.tool_parser;
+  inputs.prompt_opened = chain.reasoning.start_in_reasoning.value_or(false);
+  inputs.default_thinking_budget = config.default_thinking_budget;
+  auto processors = BuildProcessors(request, inputs, engine);
+  if (!processors.ok()) return processors.error();
+  p->generate_.processors = *std::move(processors);
   chain.tools.tools = request.tools;
   chain.tools.id_seed = config.id_seed;
   chain.tool_call_promotion = config.tool_call_promotion;
@@ -167,6 +182,7 @@ void RequestPipeline::OnUpdate(const engine::GenerationUpdate& update, std::stri
   if (finished_) return;
   completion_tokens_ += update.tokens;
   prompt_tokens_ = update.prompt_tokens;
+  cached_tokens_ = update.cached_tokens;
   if (!update.text.empty()) {
     sink_.Clear();
     parser_->Feed(update.text, sink_);
@@ -184,6 +200,7 @@ void RequestPipeline::Complete(const engine::GenerationUpdate& update, std::stri
   completion_.stop_sequence = update.stop_string;
   completion_.usage.prompt_tokens = prompt_tokens_;
   completion_.usage.completion_tokens = completion_tokens_;
+  completion_.usage.cached_tokens = cached_tokens_;
   if (result_.reasoning) {
     completion_.usage.reasoning_tokens =
         std::min(completion_tokens_, engine_->CountTokens(generate_.model, *result_.reasoning));

@@ -94,6 +94,8 @@ Expected<ChatRequest> DecodeRequest(Api api, std::string_view body, ResponseStor
       return DecodeAnthropicMessages(body);
     case Api::kResponses:
       return DecodeResponses(body, store);
+    case Api::kCompletions:
+      return DecodeCompletions(body);
   }
   return Error(ErrorCode::kInternal, "unknown api");
 }
@@ -107,6 +109,8 @@ std::string NewResponseId(Api api) {
       return ids.Next("msg_", 24);
     case Api::kResponses:
       return "resp_" + ids.NextHex(32);
+    case Api::kCompletions:
+      return ids.Next("cmpl-", 24);
   }
   return ids.Next("id_", 24);
 }
@@ -120,6 +124,8 @@ std::unique_ptr<StreamEncoder> MakeStreamEncoder(const ChatRequest& request,
       return internal::MakeAnthropicStreamEncoder(request, meta);
     case Api::kResponses:
       return internal::MakeResponsesStreamEncoder(request, meta);
+    case Api::kCompletions:
+      return internal::MakeCompletionsStreamEncoder(request, meta);
   }
   return internal::MakeChatStreamEncoder(request, meta);
 }
@@ -133,6 +139,8 @@ std::string EncodeBody(const ChatRequest& request, const ResponseMeta& meta,
       return internal::EncodeAnthropicBody(request, meta, result, completion);
     case Api::kResponses:
       return internal::EncodeResponsesBody(request, meta, result, completion);
+    case Api::kCompletions:
+      return internal::EncodeCompletionsBody(request, meta, result, completion);
   }
   return internal::EncodeChatBody(request, meta, result, completion);
 }

@@ -117,6 +117,33 @@ Expected<const Json*> RequireArray(const Json& body, std::string_view key) {
   return value;
 }
 
+namespace {
+
+// logit_bias: {"token id": bias}, ids as decimal strings, biases in [-100, 100].
+Status ReadLogitBias(const Json& body, ChatRequest& request) {
+  const Json* bias = Member(body, "logit_bias");
+  if (bias == nullptr || bias->is_null()) return Status();
+  if (!bias->is_object()) return MustBe("logit_bias", "an object of token ids to numbers");
+  for (auto it = bias->begin(); it != bias->end(); ++it) {
+    const std::string& key = it.key();
+    const std::string path = "logit_bias." + key;
+    uint64_t id = 0;
+    bool digits = !key.empty() && key.size() <= 9;
+    for (char c : key) {
+      digits = digits && c >= '0' && c <= '9';
+      if (digits) id = id * 10 + static_cast<uint64_t>(c - '0');
+    }
+    if (!digits) return MustBe(path, "keyed by a token id (a decimal number)");
+    if (!it.value().is_number()) return MustBe(path, "a number");
+    const double value = it.value().get<double>();
+    if (!(value >= -100.0 && value <= 100.0)) return MustBe(path, "between -100 and 100");
+    request.logit_bias.emplace_back(static_cast<uint32_t>(id), static_cast<float>(value));
+  }
+  return Status();
+}
+
+}  // namespace
+
 Status ReadSampling(const Json& body, double max_temperature, ChatRequest& request) {
   CRUX_PROTO_TRY(
       ReadNumber(body, "temperature", "temperature", 0.0, max_temperature, request.temperature));
@@ -128,7 +155,14 @@ Status ReadSampling(const Json& body, double max_temperature, ChatRequest& reque
   CRUX_PROTO_TRY(ReadInt(body, "seed", "seed", std::numeric_limits<int64_t>::min(),
                          std::numeric_limits<int64_t>::max(), seed));
   if (seed) request.seed = static_cast<uint64_t>(*seed);
-  return Status();
+  CRUX_PROTO_TRY(ReadNumber(body, "min_p", "min_p", 0.0, 1.0, request.min_p));
+  CRUX_PROTO_TRY(ReadNumber(body, "presence_penalty", "presence_penalty", -2.0, 2.0,
+                            request.presence_penalty));
+  CRUX_PROTO_TRY(ReadNumber(body, "frequency_penalty", "frequency_penalty", -2.0, 2.0,
+                            request.frequency_penalty));
+  CRUX_PROTO_TRY(ReadNumber(body, "repetition_penalty", "repetition_penalty", 0.01, 10.0,
+                            request.repetition_penalty));
+  return ReadLogitBias(body, request);
 }
 
 Status ReadMaxTokens(const Json& body, std::string_view key, ChatRequest& request) {
@@ -166,7 +200,7 @@ Status ReadExtensions(const Json& body, ChatRequest& request) {
   }
   std::optional<int64_t> budget;
   CRUX_PROTO_TRY(
-      ReadInt(body, "thinking_token_budget", "thinking_token_budget", 1, kIntMax, budget));
+      ReadInt(body, "thinking_token_budget", "thinking_token_budget", 0, kIntMax, budget));
   if (budget) request.thinking_budget_tokens = static_cast<int>(*budget);
   CRUX_PROTO_TRY(
       ReadOptString(body, "reasoning_parser", "reasoning_parser", request.reasoning_parser));

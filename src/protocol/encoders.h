@@ -71,6 +71,11 @@ const std::string& ResponseModel(const ChatRequest& request, const ResponseMeta&
 // The error a stream reports when End() receives a cancelled or failed completion.
 Error CompletionError(const parse::Completion& completion);
 
+std::unique_ptr<StreamEncoder> MakeCompletionsStreamEncoder(const ChatRequest& request,
+                                                            const ResponseMeta& meta);
+std::string EncodeCompletionsBody(const ChatRequest& request, const ResponseMeta& meta,
+                                  const parse::ParseResult& result,
+                                  const parse::Completion& completion);
 std::unique_ptr<StreamEncoder> MakeChatStreamEncoder(const ChatRequest& request,
                                                      const ResponseMeta& meta);
 std::unique_ptr<StreamEncoder> MakeAnthropicStreamEncoder(const ChatRequest& request,

@@ -5,8 +5,8 @@
 namespace crux::protocol {
 
 std::string_view ApiName(Api api) {
-  static constexpr std::array<std::string_view, 3> kNames = {"chat.completions", "messages",
-                                                             "responses"};
+  static constexpr std::array<std::string_view, 4> kNames = {"chat.completions", "messages",
+                                                             "responses", "completions"};
   return kNames[static_cast<size_t>(api)];
 }
 

@@ -57,7 +57,7 @@ void Metrics::RequestDone(Endpoint endpoint, int status, double seconds) {
 
 std::string Metrics::Render() const {
   static constexpr const char* kEndpoints[] = {"chat_completions", "messages", "responses",
-                                               "other"};
+                                               "completions", "other"};
   std::string out;
   out += "# HELP crux_requests_total HTTP requests by endpoint and status class.\n";
   out += "# TYPE crux_requests_total counter\n";

@@ -27,7 +27,7 @@ class Histogram {
 class Metrics {
  public:
   // Endpoints counted separately.
-  enum Endpoint : int { kChat = 0, kMessages, kResponses, kOther, kEndpointCount };
+  enum Endpoint : int { kChat = 0, kMessages, kResponses, kCompletions, kOther, kEndpointCount };
 
   void RequestDone(Endpoint endpoint, int status, double seconds);
   void FirstByte(double seconds) { ttfb_.Observe(seconds); }

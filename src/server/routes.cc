@@ -35,6 +35,12 @@ Route RouteFor(std::string_view target) {
     route = {Resource::kApi, protocol::Api::kChatCompletions, ""};
   } else if (target == "/v1/messages" || target == "/messages") {
     route = {Resource::kApi, protocol::Api::kAnthropicMessages, ""};
+  } else if (target == "/v1/completions" || target == "/completions") {
+    route = {Resource::kApi, protocol::Api::kCompletions, ""};
+  } else if (target == "/tokenize") {
+    route.resource = Resource::kTokenize;
+  } else if (target == "/detokenize") {
+    route.resource = Resource::kDetokenize;
   } else if (target == "/v1/responses" || target == "/responses") {
     route = {Resource::kApi, protocol::Api::kResponses, ""};
   } else if (under("/responses/", route.id)) {
@@ -49,6 +55,8 @@ Route RouteFor(std::string_view target) {
 std::string_view AllowFor(Resource resource) {
   switch (resource) {
     case Resource::kApi:
+    case Resource::kTokenize:
+    case Resource::kDetokenize:
       return "POST, OPTIONS";
     case Resource::kStoredResponse:
       return "GET, HEAD, DELETE, OPTIONS";
@@ -60,6 +68,8 @@ std::string_view AllowFor(Resource resource) {
 bool Allows(Resource resource, http::verb method) {
   switch (resource) {
     case Resource::kApi:
+    case Resource::kTokenize:
+    case Resource::kDetokenize:
       return method == http::verb::post;
     case Resource::kStoredResponse:
       return method == http::verb::get || method == http::verb::head ||

@@ -10,7 +10,18 @@
 
 namespace crux::server {
 
-enum class Resource { kNone, kRoot, kHealth, kMetrics, kModels, kModel, kApi, kStoredResponse };
+enum class Resource {
+  kNone,
+  kRoot,
+  kHealth,
+  kMetrics,
+  kModels,
+  kModel,
+  kApi,
+  kStoredResponse,
+  kTokenize,
+  kDetokenize,
+};
 
 struct Route {
   Resource resource = Resource::kNone;

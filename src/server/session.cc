@@ -306,7 +306,7 @@ class Session {
       case Resource::kHealth:
         co_return co_await WriteJson(http::status::ok, R"({"status":"ok"})", true);
       case Resource::kMetrics:
-        co_return co_await WriteText(http::status::ok, state_.metrics.Render(),
+        co_return co_await WriteText(http::status::ok, MetricsText(),
                                      "text/plain; version=0.0.4; charset=utf-8");
       case Resource::kModels:
       case Resource::kModel:
@@ -317,6 +317,10 @@ class Session {
         co_return co_await WriteStoredResponse(route.id);
       case Resource::kApi:
         co_return co_await HandleApi(req, route.api);
+      case Resource::kTokenize:
+      case Resource::kDetokenize:
+        if (!Authorized(req)) co_return co_await WriteAuthError(route.api, req);
+        co_return co_await HandleTokens(req, route.resource == Resource::kTokenize);
       case Resource::kNone:
         break;
     }
@@ -331,6 +335,8 @@ class Session {
         return Metrics::kMessages;
       case protocol::Api::kResponses:
         return Metrics::kResponses;
+      case protocol::Api::kCompletions:
+        return Metrics::kCompletions;
     }
     return Metrics::kOther;
   }
@@ -411,6 +417,64 @@ class Session {
     return false;
   }
 
+  std::string MetricsText() const {
+    std::string out = state_.metrics.Render();
+    state_.engine->AppendMetrics(out);
+    return out;
+  }
+
+  // llama-server's /tokenize ({"content", "add_special", "parse_special", "with_pieces"} →
+  // {"tokens"}) and /detokenize ({"tokens"} → {"content"}), on the default model.
+  net::awaitable<bool> HandleTokens(const Request& req, bool tokenize) {
+    auto body = TokensBody(*state_.engine, req.body(), tokenize);
+    if (!body.ok()) co_return co_await WriteError(protocol::Api::kChatCompletions, body.error());
+    co_return co_await WriteJson(http::status::ok, std::move(*body), true);
+  }
+
+  static Expected<std::string> TokensBody(const engine::Engine& engine, std::string_view text,
+                                          bool tokenize) {
+    const auto invalid = [](const char* what) { return Error(ErrorCode::kInvalidArgument, what); };
+    Json body = Json::parse(text, nullptr, false);
+    if (body.is_discarded() || !body.is_object()) return invalid("the body must be a JSON object");
+    const std::string model = engine.Models().front().id;
+    // A piece may be part of a character: invalid UTF-8 is written as U+FFFD.
+    const auto dump = [](const Json& j) {
+      return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+    };
+    if (!tokenize) {
+      if (!body.contains("tokens") || !body["tokens"].is_array()) {
+        return invalid("tokens must be an array of token ids");
+      }
+      std::vector<int32_t> ids;
+      for (const Json& t : body["tokens"]) {
+        if (!t.is_number_integer()) return invalid("tokens must be an array of token ids");
+        ids.push_back(static_cast<int32_t>(std::clamp<int64_t>(t.get<int64_t>(), -1, INT32_MAX)));
+      }
+      auto content = engine.Detokenize(model, ids);
+      if (!content.ok()) return content.error();
+      return dump(Json{{"content", *content}});
+    }
+    if (!body.contains("content") || !body["content"].is_string()) {
+      return invalid("content must be a string");
+    }
+    const auto flag = [&body](const char* key, bool fallback) {
+      return body.contains(key) && body[key].is_boolean() ? body[key].get<bool>() : fallback;
+    };
+    auto tokens = engine.Tokenize(model, body["content"].get<std::string>(),
+                                  flag("add_special", false), flag("parse_special", true));
+    if (!tokens.ok()) return tokens.error();
+    const bool pieces = flag("with_pieces", false);
+    Json list = Json::array();
+    for (const engine::TokenPiece& t : *tokens) {
+      if (pieces) {
+        list.push_back(Json{{"id", t.id}, {"piece", t.piece}});
+      } else {
+        list.push_back(t.id);
+      }
+    }
+    return dump(Json{{"tokens", list}});
+  }
+
   std::string ModelsBody() const {
     Json data = Json::array();
     for (const engine::ModelInfo& m : state_.models)
@@ -420,9 +484,15 @@ class Session {
 
   // A model in both the OpenAI and the Anthropic shape (their SDKs each read their fields).
   static Json ModelJson(const engine::ModelInfo& m) {
-    return {{"id", m.id},           {"object", "model"},
-            {"created", m.created}, {"owned_by", m.owned_by},
-            {"type", "model"},      {"display_name", m.id}};
+    Json j = {{"id", m.id},           {"object", "model"},
+              {"created", m.created}, {"owned_by", m.owned_by},
+              {"type", "model"},      {"display_name", m.id}};
+    if (m.context_length > 0) {
+      j["max_model_len"] = m.context_length;  // vLLM's name for it
+      j["meta"] = {
+          {"n_ctx", m.context_length}, {"n_vocab", m.vocabulary_size}, {"n_params", m.parameters}};
+    }
+    return j;
   }
 
   // The engine's id for the model a request names; nullopt when not served.

@@ -12,13 +12,24 @@
 
 #include "crux/base/error.h"
 
+namespace crux::constrain {
+class Vocabulary;
+}
+namespace crux::logits {
+class ProcessorChain;
+}
+
 namespace crux::engine {
 
+// Sampling of the next token from the processed logits. The defaults are llama-server's, so a
+// request that sets nothing samples as it would there. Order: top_k, then the softmax at
+// `temperature`, then top_p and min_p on the survivors; temperature 0 is greedy.
 struct SamplingParams {
-  double temperature = 0.7;
-  double top_p = 1.0;
-  int top_k = 0;  // 0: disabled
-  uint64_t seed = 0;
+  double temperature = 0.8;
+  double top_p = 0.95;
+  int top_k = 40;       // 0: disabled
+  double min_p = 0.05;  // 0: disabled
+  uint64_t seed = 0;    // 0: a random seed
 };
 
 struct GenerateRequest {
@@ -27,6 +38,10 @@ struct GenerateRequest {
   int max_tokens = 0;             // 0: the engine's default
   std::vector<std::string> stop;  // output ends before the first match
   std::string model;              // which model (engines serving several)
+  // Per-sequence logits processors (logit_bias, penalties, the thinking budget, grammar
+  // masks), run on every step in their stage order; null: none. Engines that generate text
+  // without token scores (the mock) do not run them.
+  std::shared_ptr<logits::ProcessorChain> processors;
 };
 
 enum class StopReason : uint8_t {
@@ -44,6 +59,7 @@ struct GenerationUpdate {
   std::string text;       // new output text: whole UTF-8 characters, never part of a stop string
   int tokens = 0;         // tokens generated for this update
   int prompt_tokens = 0;  // the prompt's token count (every update carries it)
+  int cached_tokens = 0;  // of those, tokens whose state was reused from the cache
   bool finished = false;
   StopReason reason = StopReason::kEndOfGeneration;  // when finished
   std::string stop_string;                           // kStopString: what matched
@@ -75,6 +91,19 @@ struct ModelInfo {
   std::string id;
   int64_t created = 0;
   std::string owned_by = "crux";
+  // What a loaded model says about itself (empty or 0 when the engine has no model file).
+  std::string chat_template;  // tokenizer.chat_template
+  std::string bos_token;      // the text of its beginning-of-sequence token
+  std::string eos_token;      // the text of its end-of-sequence token
+  int context_length = 0;     // tokens one sequence may hold (prompt and output)
+  int64_t vocabulary_size = 0;
+  int64_t parameters = 0;
+};
+
+// /tokenize: a token and the text it renders to.
+struct TokenPiece {
+  int32_t id = 0;
+  std::string piece;
 };
 
 class Engine {
@@ -89,6 +118,21 @@ class Engine {
                                                        std::shared_ptr<GenerationSink> sink) = 0;
   // Stops the engine's threads; pending generations finish with kCancelled.
   virtual void Shutdown() = 0;
+
+  // The model's vocabulary, for token constraints; null when the engine has no tokenizer
+  // (the mock).
+  virtual std::shared_ptr<const constrain::Vocabulary> Vocabulary(std::string_view model) const;
+  // The model's tokens for `text`: special tokens written as text are parsed as such when
+  // `parse_special`; `add_special` adds the model's beginning-of-sequence token where it has
+  // one. kUnsupported for engines without a tokenizer.
+  virtual Expected<std::vector<TokenPiece>> Tokenize(std::string_view model, std::string_view text,
+                                                     bool add_special, bool parse_special) const;
+  // The text of `tokens` (special tokens rendered). kInvalidArgument for an id outside the
+  // vocabulary; kUnsupported for engines without a tokenizer.
+  virtual Expected<std::string> Detokenize(std::string_view model,
+                                           const std::vector<int32_t>& tokens) const;
+  // Appends the engine's own Prometheus metrics (samples with HELP/TYPE lines) to `out`.
+  virtual void AppendMetrics(std::string& out) const;
 };
 
 }  // namespace crux::engine

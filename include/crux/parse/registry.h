@@ -52,6 +52,9 @@ struct ReasoningParserInfo {
   // (the chat template opened the block) starts the output inside reasoning
   // (ReasoningOptions::start_in_reasoning). Empty: the family never starts inside.
   std::vector<std::string_view> start_markers = {};
+  // The markers that close it (the first is the canonical spelling): where a thinking budget
+  // forces the end of reasoning, it writes the first.
+  std::vector<std::string_view> end_markers = {};
   std::unique_ptr<ReasoningParser> (*create)(const ReasoningOptions&) = nullptr;
   // Channel formats (Harmony, Muse Glimmer): the tool parser row (`channel` set) that reads
   // this format whole — reasoning, content and tool calls — and runs instead of this parser

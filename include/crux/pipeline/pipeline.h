@@ -117,6 +117,7 @@ class RequestPipeline {
   std::optional<std::string> output_error_;
   int completion_tokens_ = 0;
   int prompt_tokens_ = 0;
+  int cached_tokens_ = 0;
   bool finished_ = false;
   bool produced_output_ = false;
 };

@@ -31,6 +31,7 @@ class ResponseStore;
 Expected<ChatRequest> DecodeChatCompletions(std::string_view body);
 Expected<ChatRequest> DecodeAnthropicMessages(std::string_view body);
 Expected<ChatRequest> DecodeResponses(std::string_view body, ResponseStore* store = nullptr);
+Expected<ChatRequest> DecodeCompletions(std::string_view body);
 Expected<ChatRequest> DecodeRequest(Api api, std::string_view body, ResponseStore* store = nullptr);
 
 // Identity of one response, chosen by the server.

@@ -7,14 +7,17 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "crux/parse/tool_spec.h"
 
 namespace crux::protocol {
 
-enum class Api : uint8_t { kChatCompletions, kAnthropicMessages, kResponses };
-std::string_view ApiName(Api api);  // "chat.completions", "messages", "responses"
+// kCompletions: OpenAI's legacy `/v1/completions` (a raw prompt; no template, no parsers).
+enum class Api : uint8_t { kChatCompletions, kAnthropicMessages, kResponses, kCompletions };
+// "chat.completions", "messages", "responses", "completions"
+std::string_view ApiName(Api api);
 
 enum class Role : uint8_t { kSystem, kUser, kAssistant, kTool };
 std::string_view RoleName(Role role);
@@ -58,12 +61,22 @@ struct ChatRequest {
   ToolChoice tool_choice;
   bool parallel_tool_calls = true;
 
+  // kCompletions: the prompt as given (sent to the model without a template), and `echo`
+  // (the prompt is written before the output).
+  std::string prompt_text;
+  bool echo = false;
+
   std::optional<int> max_tokens;  // max_tokens / max_completion_tokens / max_output_tokens
   std::vector<std::string> stop;  // stop / stop_sequences
   std::optional<double> temperature;
   std::optional<double> top_p;
   std::optional<int> top_k;
   std::optional<uint64_t> seed;
+  std::optional<double> min_p;
+  std::optional<double> presence_penalty;              // -2 to 2
+  std::optional<double> frequency_penalty;             // -2 to 2
+  std::optional<double> repetition_penalty;            // llama.cpp's form: > 1 discourages repeats
+  std::vector<std::pair<uint32_t, float>> logit_bias;  // token id → bias in [-100, 100]
 
   bool stream = false;
   bool include_usage = false;      // stream_options.include_usage (Chat Completions)

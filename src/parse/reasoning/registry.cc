@@ -266,6 +266,7 @@ const std::vector<ReasoningParserInfo>& ReasoningParsers() {
       if (row.think == nullptr) continue;
       if (row.markers.empty()) row.markers = row.think->summary();
       if (row.start_markers.empty()) row.start_markers = row.think->syntax().start;
+      if (row.end_markers.empty()) row.end_markers = row.think->syntax().end;
     }
     return rows;
   }();

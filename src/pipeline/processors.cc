@@ -1,0 +1,158 @@
+#include "processors.h"
+
+#include <unordered_map>
+
+#include "crux/constrain/vocab.h"
+#include "crux/logits/json_schema.h"
+#include "crux/logits/thinking.h"
+#include "crux/logits/tool_calls.h"
+#include "crux/parse/reasoning/registry.h"
+#include "crux/parse/tools/registry.h"
+
+namespace crux::pipeline {
+namespace {
+
+using Processor = std::unique_ptr<logits::LogitsProcessor>;
+
+// Whitespace inside generated JSON: at most 20 bytes in a row (llama.cpp's grammars allow a
+// newline or two and 20 blanks), so that a model cannot fill its answer with blanks.
+constexpr uint32_t kMaxWhitespace = 20;
+
+std::vector<uint32_t> MarkerTokens(const engine::Engine& engine, const std::string& model,
+                                   std::string_view marker) {
+  std::vector<uint32_t> ids;
+  auto pieces = engine.Tokenize(model, marker, false, true);
+  if (!pieces.ok()) return ids;
+  for (const engine::TokenPiece& p : *pieces)
+    ids.push_back(static_cast<uint32_t>(p.id));
+  return ids;
+}
+
+Expected<Processor> ToolGrammar(const protocol::ChatRequest& request, const std::string& family,
+                                std::shared_ptr<const constrain::Vocabulary> vocabulary) {
+  const parse::ToolParserInfo* info = parse::FindParserInfo(parse::ToolParsers(), family);
+  if (info == nullptr || info->grammar == nullptr) return Processor();  // auto: unconstrained
+  logits::ToolCallOptions options;
+  options.mode = request.tool_choice.mode == protocol::ToolChoiceMode::kAuto
+                     ? logits::ToolChoiceMode::kAuto
+                     : logits::ToolChoiceMode::kRequired;
+  if (request.tool_choice.mode == protocol::ToolChoiceMode::kNamed) {
+    options.forced_tool = request.tool_choice.name;
+  }
+  options.parallel = request.parallel_tool_calls;
+  options.json.max_whitespace = kMaxWhitespace;
+  for (std::string_view m : info->detect_markers)
+    options.start_markers.emplace_back(m);
+  auto grammar = logits::ToolCallGrammar::Compile(*info->grammar, request.tools,
+                                                  std::move(vocabulary), options);
+  if (!grammar.ok()) {
+    // What the mechanism cannot follow (Python-keyword or custom argument syntax, auto mode
+    // for a format without an opening text) generates unconstrained, and the parser still
+    // reads the calls; a tool whose schema does not compile is the request's fault.
+    if (grammar.error().code() == ErrorCode::kUnsupported) return Processor();
+    return Error(ErrorCode::kInvalidArgument, "tools: " + std::string(grammar.error().message()));
+  }
+  return Processor(std::make_unique<logits::ToolCallProcessor>(*std::move(grammar)));
+}
+
+Expected<Processor> Grammar(const protocol::ChatRequest& request, const ProcessorInputs& inputs,
+                            std::shared_ptr<const constrain::Vocabulary> vocabulary) {
+  const protocol::ResponseFormat& format = request.response_format;
+  if (format.kind == protocol::ResponseFormatKind::kJsonSchema ||
+      format.kind == protocol::ResponseFormatKind::kJsonObject) {
+    const std::string schema =
+        format.kind == protocol::ResponseFormatKind::kJsonSchema ? format.schema_json : "";
+    constrain::GrammarOptions options;
+    options.max_whitespace = kMaxWhitespace;
+    auto processor = logits::JsonSchemaProcessor::Create(schema, std::move(vocabulary), options);
+    if (!processor.ok()) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "response_format: " + std::string(processor.error().message()));
+    }
+    return Processor(*std::move(processor));
+  }
+  if (!inputs.tool_parser.empty() && !request.tools.empty() &&
+      request.tool_choice.mode != protocol::ToolChoiceMode::kNone) {
+    return ToolGrammar(request, inputs.tool_parser, std::move(vocabulary));
+  }
+  return Processor();
+}
+
+std::optional<int> ThinkingBudget(const protocol::ChatRequest& request,
+                                  const ProcessorInputs& inputs) {
+  if (request.thinking_budget_tokens) return request.thinking_budget_tokens;
+  if (!request.reasoning_effort.empty()) {
+    if (auto budget = logits::BudgetForEffort(request.reasoning_effort)) return budget;
+  }
+  return inputs.default_thinking_budget;
+}
+
+// The thinking processor, owning `inner` (which then governs the answer after reasoning);
+// `inner` alone when there is no budget to enforce and no grammar to defer, or when the
+// family's markers are unknown.
+Expected<Processor> Thinking(const protocol::ChatRequest& request, const ProcessorInputs& inputs,
+                             const engine::Engine& engine,
+                             std::shared_ptr<const constrain::Vocabulary> vocabulary,
+                             Processor inner) {
+  const parse::ReasoningParserInfo* info =
+      parse::FindParserInfo(parse::ReasoningParsers(), inputs.reasoning_parser);
+  const std::optional<int> budget = ThinkingBudget(request, inputs);
+  if (info == nullptr || info->start_markers.empty() || info->end_markers.empty() ||
+      (!budget && inner == nullptr)) {
+    return inner;
+  }
+  logits::ThinkingOptions options;
+  options.start = MarkerTokens(engine, request.model, info->start_markers.front());
+  options.end = MarkerTokens(engine, request.model, info->end_markers.front());
+  if (options.start.empty() || options.end.empty()) return inner;
+  options.budget = budget.value_or(-1);
+  options.prompt_opened = inputs.prompt_opened;
+  options.vocabulary_size = vocabulary->size();
+  options.vocabulary = std::move(vocabulary);
+  auto processor = logits::ThinkingProcessor::Create(std::move(options), std::move(inner));
+  if (!processor.ok()) return processor.error();
+  return Processor(*std::move(processor));
+}
+
+}  // namespace
+
+Expected<std::shared_ptr<logits::ProcessorChain>> BuildProcessors(
+    const protocol::ChatRequest& request, const ProcessorInputs& inputs,
+    const engine::Engine& engine) {
+  std::shared_ptr<const constrain::Vocabulary> vocabulary = engine.Vocabulary(request.model);
+  if (vocabulary == nullptr) return std::shared_ptr<logits::ProcessorChain>();
+  auto chain = std::make_shared<logits::ProcessorChain>();
+  if (!request.logit_bias.empty()) {
+    std::unordered_map<uint32_t, float> bias;
+    for (const auto& [token, value] : request.logit_bias) {
+      if (token >= vocabulary->size()) {
+        return Error(ErrorCode::kInvalidArgument, "logit_bias." + std::to_string(token) +
+                                                      " is not a token id (the vocabulary "
+                                                      "has " +
+                                                      std::to_string(vocabulary->size()) + ")");
+      }
+      bias[token] = value;
+    }
+    chain->Add(std::make_unique<logits::LogitBiasProcessor>(std::move(bias)));
+  }
+  if (request.presence_penalty || request.frequency_penalty || request.repetition_penalty) {
+    logits::PenaltyOptions penalties;
+    penalties.presence = static_cast<float>(request.presence_penalty.value_or(0));
+    penalties.frequency = static_cast<float>(request.frequency_penalty.value_or(0));
+    penalties.repetition = static_cast<float>(request.repetition_penalty.value_or(1));
+    chain->Add(std::make_unique<logits::PenaltiesProcessor>(penalties));
+  }
+  auto grammar = Grammar(request, inputs, vocabulary);
+  if (!grammar.ok()) return grammar.error();
+  Processor last = *std::move(grammar);
+  if (!inputs.reasoning_parser.empty()) {
+    auto thinking = Thinking(request, inputs, engine, vocabulary, std::move(last));
+    if (!thinking.ok()) return thinking.error();
+    last = *std::move(thinking);
+  }
+  if (last != nullptr) chain->Add(std::move(last));
+  if (chain->empty()) return std::shared_ptr<logits::ProcessorChain>();
+  return chain;
+}
+
+}  // namespace crux::pipeline

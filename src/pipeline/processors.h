@@ -1,0 +1,33 @@
+// The logits processors of one request, built before generation so that an invalid schema or
+// tool grammar is a request error before the first token:
+//   logit_bias → penalties → thinking budget → grammar (JSON schema, or the tool-call grammar
+//   of the request's tool parser family), the grammar inside the thinking processor when
+//   reasoning is on, so that it governs the final answer only.
+// Engines without a vocabulary (the mock) get no processors.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "crux/base/error.h"
+#include "crux/engine/engine.h"
+#include "crux/logits/processor.h"
+#include "crux/protocol/request.h"
+
+namespace crux::pipeline {
+
+struct ProcessorInputs {
+  std::string reasoning_parser;  // the family that runs ("" : none)
+  std::string tool_parser;       // the family that runs ("" : none; "auto": no grammar)
+  bool prompt_opened = false;    // the rendered prompt opened the reasoning block
+  std::optional<int> default_thinking_budget;
+};
+
+// Null when nothing applies. Errors: kInvalidArgument naming the field (a schema that does
+// not compile, a tool whose parameters do not compile).
+Expected<std::shared_ptr<logits::ProcessorChain>> BuildProcessors(
+    const protocol::ChatRequest& request, const ProcessorInputs& inputs,
+    const engine::Engine& engine);
+
+}  // namespace crux::pipeline
