@@ -2,9 +2,10 @@
 # Installs dependencies, builds crux with clang + ASan/UBSan (tests and libFuzzer targets),
 # installs the pinned SDKs for the end-to-end tests, fetches llama.cpp's source once into a
 # cache (scripts/fetch-llama-cpp.sh: its real vocabularies; when that fails, e.g. offline, the
-# tests that read them skip), and runs every test: unit tests, fixture every-split tests, short
-# fuzz runs, the SDK end-to-end tests against `crux serve`, and the lint checks (formatting,
-# clang-tidy naming and function length, unit-test layout).
+# tests that read them skip) and builds libllama once (scripts/build-llama-cpp.sh), and runs
+# every test: unit tests, fixture every-split tests, short fuzz runs, the SDK end-to-end tests
+# against `crux serve` on the mock engine and on the tiny Qwen3 model, and the lint checks
+# (formatting, clang-tidy naming and function length, unit-test layout).
 # The output ends with ctest's summary; the exit status is non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +13,14 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
 scripts/fetch-llama-cpp.sh >/dev/null || echo "llama.cpp not fetched: the real-vocabulary tests skip" >&2
-cmake --preset asan >/dev/null
+# libllama + ggml, built once into a cache and reused: the llama.cpp engine, `crux smoke-model`
+# and the tests on the tiny model. Without it (offline) crux builds with the mock engine only.
+llama=()
+if prefix="$(scripts/build-llama-cpp.sh)"; then
+  llama=(-DCRUX_LLAMA=ON -DCMAKE_PREFIX_PATH="$prefix")
+else
+  echo "llama.cpp not built: the engine tests are not registered" >&2
+fi
+cmake --preset asan "${llama[@]}" >/dev/null
 cmake --build --preset asan
 ctest --preset asan -j2
