@@ -37,6 +37,8 @@ std::string MakeBody(protocol::Api api) {
     case protocol::Api::kResponses:
       return R"({"model":"m","stream":true,"input":"hi",
         "tools":[{"type":"function","name":"get_weather","parameters":{"type":"object"}}]})";
+    case protocol::Api::kCompletions:
+      return R"({"model":"m","stream":true,"prompt":"hi"})";
   }
   return "";
 }

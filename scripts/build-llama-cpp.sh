@@ -4,8 +4,8 @@
 # the install prefix (give it to CMake as CMAKE_PREFIX_PATH; crux finds it with
 # find_package(llama)). Idempotent: a finished build of the same source and options is reused.
 #
-#   --server            also build llama.cpp's own llama-server (for side-by-side benchmarks;
-#                       several more minutes); it lands in PREFIX/bin/llama-server
+#   --server            build llama.cpp's own llama-server instead (for side-by-side
+#                       benchmarks; several more minutes): PREFIX/bin/llama-server
 #   CRUX_LLAMA_CUDA=ON  build ggml's CUDA backend (needs the CUDA toolkit)
 #   CRUX_LLAMA_CPP_BUILD_DIR  where builds go (default: $XDG_CACHE_HOME/crux/llama.cpp-build,
 #                       or ~/.cache/crux/llama.cpp-build); one subfolder per option set
@@ -51,13 +51,13 @@ targets=(--target llama)
 [[ "$server" == ON ]] && targets=(--target llama llama-server)
 cmake --build "$build" -j "${CRUX_JOBS:-$(nproc)}" "${targets[@]}" >&2
 rm -rf "$prefix"
-cmake --install "$build" --prefix "$prefix" >/dev/null 2>&1 || {
-  # Installing every component needs every target built; install what was built instead.
-  cmake --install "$build" --prefix "$prefix" --component Unspecified >/dev/null
-}
 if [[ "$server" == ON ]]; then
+  # The benchmark build: only the llama-server binary is kept (the libraries crux links come
+  # from the build without --server).
   mkdir -p "$prefix/bin"
   cp "$build/bin/llama-server" "$prefix/bin/"
+else
+  cmake --install "$build" --prefix "$prefix" >/dev/null
 fi
 echo "$want" > "$stamp"
 echo "$prefix"

@@ -1,7 +1,7 @@
 // crux: the command line. `crux parse` splits raw model output into reasoning, content and
 // tool calls; `crux schema` checks JSON Schemas and instances against the constraining grammar
 // and measures its per-token cost; `crux template render` renders a chat template; `crux serve`
-// runs the server.
+// runs the server; `crux smoke-model` writes the tiny random-weight model the tests run.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <functional>

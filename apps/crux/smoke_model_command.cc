@@ -1,5 +1,7 @@
 // `crux smoke-model`: writes the tiny random-weight model the tests and the quick start run
 // (crux/engine/smoke_model.h). Exit status: 0 written, 2 bad arguments or an error (named).
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -27,17 +29,23 @@ struct SmokeFlags {
   int context_length = 40960;
 };
 
-int RunSmokeModel(const SmokeFlags& flags) {
 #ifdef CRUX_HAVE_LLAMA
+int Fail(const std::string& message) {
+  std::cerr << "crux smoke-model: " << message << "\n";
+  return 2;
+}
+
+int RunSmokeModel(const SmokeFlags& flags) {
+  std::error_code ec;
   std::ifstream in(flags.chat_template, std::ios::binary);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in) {
-    std::cerr << "crux smoke-model: cannot read --template " << flags.chat_template << "\n";
-    return 2;
+  if (!std::filesystem::is_regular_file(flags.chat_template, ec) || !in) {
+    return Fail("cannot read --template " + flags.chat_template);
   }
   engine::SmokeModelOptions options;
+  options.template_text.assign(std::istreambuf_iterator<char>(in), {});
+  if (in.bad()) return Fail("cannot read --template " + flags.chat_template);
+  if (options.template_text.empty()) return Fail("--template " + flags.chat_template + " is empty");
   options.vocab_path = flags.vocab;
-  options.template_text = text;
   options.out_path = flags.out;
   options.seed = flags.seed;
   options.layers = flags.layers;
@@ -47,22 +55,20 @@ int RunSmokeModel(const SmokeFlags& flags) {
   options.feed_forward = flags.feed_forward;
   options.context_length = flags.context_length;
   auto report = engine::WriteSmokeModel(options);
-  if (!report.ok()) {
-    std::cerr << "crux smoke-model: " << report.error().message() << "\n";
-    return 2;
-  }
+  if (!report.ok()) return Fail(report.error().message());
   std::cout << "wrote " << flags.out << ": " << report->tokens << " tokens ("
             << report->added_tokens << " added), " << report->parameters << " parameters, "
             << report->bytes << " bytes\n";
   return 0;
+}
 #else
-  (void)flags;
+int RunSmokeModel(const SmokeFlags& /*flags*/) {
   std::cerr << "crux smoke-model: this crux was built without llama.cpp; build it with "
                "scripts/build-llama-cpp.sh and configure crux with -DCMAKE_PREFIX_PATH=<the "
                "prefix it prints>\n";
   return 2;
-#endif
 }
+#endif
 
 }  // namespace
 

@@ -40,7 +40,8 @@ constexpr std::array<AddedToken, 26> kQwen3 = {{
     {151668, "</think>", kU},
 }};
 
-// Added tokens that end a turn (the names Vocabulary's loaders stop on).
+// Added tokens that end a turn: those of Vocabulary's end-of-generation names that occur in
+// these tables.
 bool EndsTurn(std::string_view text) {
   return text == "<|im_end|>" || text == "<|endoftext|>";
 }
@@ -60,12 +61,18 @@ Vocabulary WithAddedTokens(const Vocabulary& base, std::span<const AddedToken> a
     bytes.emplace_back(base.bytes(id));
     kinds.push_back(base.kind(id));
   }
-  std::vector<uint32_t> eog(base.end_of_generation().begin(), base.end_of_generation().end());
+  std::vector<uint32_t> eog;
   for (const AddedToken& token : added) {
     if (token.id >= bytes.size()) continue;
     bytes[token.id] = std::string(token.text);
     kinds[token.id] = token.kind;
     if (EndsTurn(token.text)) eog.push_back(token.id);
+  }
+  // The base's end-of-generation ids stay so unless an added token took their place.
+  for (uint32_t id : base.end_of_generation()) {
+    const bool replaced = std::any_of(added.begin(), added.end(),
+                                      [id](const AddedToken& token) { return token.id == id; });
+    if (!replaced) eog.push_back(id);
   }
   std::sort(eog.begin(), eog.end());
   eog.erase(std::unique(eog.begin(), eog.end()), eog.end());

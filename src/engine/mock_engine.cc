@@ -84,8 +84,11 @@ class MockEngine final : public Engine {
 
   std::vector<ModelInfo> Models() const override {
     std::vector<ModelInfo> models;
-    for (const MockScript& s : options_.scripts)
-      models.push_back({s.model, 0, "crux"});
+    for (const MockScript& s : options_.scripts) {
+      ModelInfo m;
+      m.id = s.model;
+      models.push_back(std::move(m));
+    }
     return models;
   }
 

@@ -33,20 +33,6 @@ std::string ToolParserFor(const protocol::ChatRequest& request, const PipelineCo
   return name.empty() ? "auto" : name;
 }
 
-// When the rendered prompt ends with the family's start marker (the template opened the
-// reasoning block), the output starts inside it.
-std::optional<bool> PromptOpensReasoning(std::string_view parser, std::string_view prompt) {
-  const parse::ReasoningParserInfo* info = parse::FindParserInfo(parse::ReasoningParsers(), parser);
-  if (info == nullptr) return std::nullopt;  // an unknown name: creating the parser reports it
-  const std::string_view tail = text::TrimRight(prompt);
-  for (std::string_view marker : info->start_markers) {
-    if (tail.size() >= marker.size() && tail.substr(tail.size() - marker.size()) == marker) {
-      return true;
-    }
-  }
-  return std::nullopt;  // the family's default
-}
-
 parse::FinishReason MapReason(engine::StopReason reason, bool has_calls) {
   switch (reason) {
     case engine::StopReason::kEndOfGeneration:
@@ -88,6 +74,18 @@ Expected<std::shared_ptr<const constrain::SchemaIr>> CheckResponseSchema(
 
 }  // namespace
 
+bool PromptOpensReasoning(std::string_view parser, std::string_view prompt) {
+  const parse::ReasoningParserInfo* info = parse::FindParserInfo(parse::ReasoningParsers(), parser);
+  if (info == nullptr) return false;  // an unknown name: creating the parser reports it
+  const std::string_view tail = text::TrimRight(prompt);
+  for (std::string_view marker : info->start_markers) {
+    if (tail.size() >= marker.size() && tail.substr(tail.size() - marker.size()) == marker) {
+      return true;
+    }
+  }
+  return false;
+}
+
 Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
     const protocol::ChatRequest& request, const PipelineConfig& config,
     const protocol::ResponseMeta& meta, const engine::Engine& engine) {
@@ -121,7 +119,7 @@ Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
     p->generate_.prompt = RenderPrompt(request);
   }
   p->meta_ = meta;
-  p->meta_.prompt_tokens = engine.CountTokens(request.model, p->generate_.prompt);
+  p->meta_.prompt_tokens = engine.CountPromptTokens(request.model, p->generate_.prompt);
   p->generate_.model = request.model;
   p->generate_.max_tokens = request.max_tokens.value_or(0);
   p->generate_.stop = request.stop;
@@ -138,8 +136,10 @@ Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
     chain.tool_parser = ToolParserFor(request, config);
   }
   if (!chain.reasoning_parser.empty()) {
-    chain.reasoning.start_in_reasoning =
-        PromptOpensReasoning(chain.reasoning_parser, p->generate_.prompt);
+    // The family's default otherwise (a prompt that does not open the block).
+    if (PromptOpensReasoning(chain.reasoning_parser, p->generate_.prompt)) {
+      chain.reasoning.start_in_reasoning = true;
+    }
   }
   ProcessorInputs inputs;
   inputs.reasoning_parser = chain.reasoning_parser;

@@ -111,6 +111,9 @@ std::string Metrics::Render() const {
                    "Time from request to complete response (handed to the socket).");
   ttfb_.Render(out, "crux_time_to_first_byte_seconds",
                "Time from request to the first byte of model output.");
+  prepare_.Render(out, "crux_request_prepare_seconds",
+                  "Time from request to its submission to the engine: decoding the body, "
+                  "rendering and tokenizing the prompt.");
   return out;
 }
 

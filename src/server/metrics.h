@@ -31,6 +31,8 @@ class Metrics {
 
   void RequestDone(Endpoint endpoint, int status, double seconds);
   void FirstByte(double seconds) { ttfb_.Observe(seconds); }
+  // Decoding the body, rendering and tokenizing the prompt: request to engine submission.
+  void Prepared(double seconds) { prepare_.Observe(seconds); }
   void Tokens(int prompt, int completion) {
     prompt_tokens_ += static_cast<uint64_t>(prompt);
     completion_tokens_ += static_cast<uint64_t>(completion);
@@ -69,6 +71,7 @@ class Metrics {
   std::atomic<int> active_generations_{0};
   Histogram duration_;
   Histogram ttfb_;
+  Histogram prepare_;
 };
 
 }  // namespace crux::server

@@ -506,6 +506,7 @@ class Session {
 
   net::awaitable<bool> HandleApi(const Request& req, protocol::Api api) {
     if (!Authorized(req)) co_return co_await WriteAuthError(api, req);
+    const auto received = std::chrono::steady_clock::now();
     auto decoded =
         protocol::DecodeRequest(api, req.body(), state_.config.pipeline.response_store.get());
     if (!decoded.ok()) co_return co_await WriteError(api, decoded.error());
@@ -533,6 +534,8 @@ class Session {
                                                state_.config.max_buffered_bytes);
     auto submitted = state_.engine->Submit(pipe.generate_request(), queue);
     if (!submitted.ok()) co_return co_await WriteError(api, submitted.error());
+    state_.metrics.Prepared(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - received).count());
     state_.metrics.GenerationStarted();
     std::unique_ptr<engine::Generation> generation = std::move(*submitted);
     generation_open_ = true;

@@ -113,6 +113,12 @@ class Engine {
   virtual std::vector<ModelInfo> Models() const = 0;
   // Tokens `text` would take for `model`.
   virtual int CountTokens(std::string_view model, std::string_view text) const = 0;
+  // Tokens the rendered `prompt` takes as Submit tokenizes it (the model's BOS included).
+  // Default: CountTokens. An engine that caches prompt tokens answers from its cache, so
+  // counting a prompt before submitting it costs what is new in it.
+  virtual int CountPromptTokens(std::string_view model, std::string_view prompt) const {
+    return CountTokens(model, prompt);
+  }
   // Starts generating. Errors: kNotFound (unknown model), kInvalidArgument, kUnavailable.
   virtual Expected<std::unique_ptr<Generation>> Submit(GenerateRequest request,
                                                        std::shared_ptr<GenerationSink> sink) = 0;

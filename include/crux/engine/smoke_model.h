@@ -37,9 +37,16 @@ struct SmokeModelReport {
   size_t bytes = 0;  // the file's size
 };
 
-// Writes the model. Errors name the file and what is wrong: kNotFound / kIo (unreadable
-// vocabulary, unwritable output), kParse (not a GGUF file, or one without tokenizer keys),
-// kInvalidArgument (a shape that does not divide).
+// Writes the model: the vocabulary's tokenizer.* keys (for a Qwen2/3 vocabulary, Qwen3's added
+// tokens written over the `[PAD…]` placeholders at their real ids, eos = <|im_end|>), the
+// template, qwen3 hyper-parameters and random weights (token_embd F16 N(0,1); projections F32
+// N(0,1)/sqrt(fan-in); norms ones; output tied to token_embd). The same options give the same
+// file (with the same C++ standard library: std::normal_distribution is theirs). The file is
+// written under a temporary name and renamed, so a failed run leaves none. Cost: the default shape
+// on Qwen's 151,936-token vocabulary takes about a second and writes 25.7 MB. Errors name the file
+// and what is wrong: kNotFound (no vocabulary file), kIo (unreadable vocabulary, unwritable
+// output), kParse (not a GGUF file, or one without tokenizer.ggml.tokens), kInvalidArgument (a
+// shape that does not divide or is out of range), kLimit (weights over 4 GiB).
 Expected<SmokeModelReport> WriteSmokeModel(const SmokeModelOptions& options);
 
 }  // namespace crux::engine

@@ -51,6 +51,13 @@ std::string RenderPrompt(const protocol::ChatRequest& request);
 Expected<std::string> RenderChatTemplate(const chat_template::Template& chat_template,
                                          const protocol::ChatRequest& request);
 
+// Whether the rendered generation prompt opened the reasoning block of family `parser`: the
+// prompt, trailing whitespace removed, ends with one of the family's start markers
+// (`<think>\n` of DeepSeek-R1 and Qwen3.5 templates; not Qwen3's `<think>\n\n</think>\n\n`
+// with thinking off). Decided from the template's actual output, so every template and
+// `enable_thinking` setting is read the same way. False for an unknown family.
+bool PromptOpensReasoning(std::string_view parser, std::string_view prompt);
+
 class RequestPipeline {
  public:
   // Validates the request against the configuration (unknown parser names, the server's or

@@ -108,10 +108,9 @@ class LlamaEngine final : public Engine {
         tokenizer_(vocab_, static_cast<size_t>(2 * options_.parallel + 2)),
         batch_(llama_batch_init(options_.batch_size, 0, 1)) {
     info_.id = options_.model_id;
-    info_.created =
-        std::chrono::duration_cast<std::chrono::seconds>(
-            std::chrono::system_clock::now().time_since_epoch())
-            .count();
+    info_.created = std::chrono::duration_cast<std::chrono::seconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
     const char* chat_template = llama_model_chat_template(model, nullptr);
     if (chat_template != nullptr) info_.chat_template = chat_template;
     info_.bos_token = TokenText(vocab_, llama_vocab_bos(vocab_));
@@ -139,13 +138,16 @@ class LlamaEngine final : public Engine {
     return static_cast<int>(tokenizer_.TokenizeText(text, false, true).size());
   }
 
+  int CountPromptTokens(std::string_view, std::string_view prompt) const override {
+    return static_cast<int>(tokenizer_.Tokenize(prompt).tokens.size());
+  }
+
   std::shared_ptr<const constrain::Vocabulary> Vocabulary(std::string_view) const override {
     return vocabulary_;
   }
 
   Expected<std::vector<TokenPiece>> Tokenize(std::string_view, std::string_view text,
-                                             bool add_special,
-                                             bool parse_special) const override {
+                                             bool add_special, bool parse_special) const override {
     std::vector<TokenPiece> out;
     for (int32_t t : tokenizer_.TokenizeText(text, add_special, parse_special)) {
       out.push_back({t, TokenText(vocab_, t)});
@@ -161,8 +163,7 @@ class LlamaEngine final : public Engine {
       if (tokens[i] < 0 || tokens[i] >= n_vocab) {
         return Error(ErrorCode::kInvalidArgument,
                      "tokens[" + std::to_string(i) + "] = " + std::to_string(tokens[i]) +
-                         " is not a token id (the vocabulary has " + std::to_string(n_vocab) +
-                         ")");
+                         " is not a token id (the vocabulary has " + std::to_string(n_vocab) + ")");
       }
       text += TokenText(vocab_, tokens[i]);
     }
@@ -209,8 +210,10 @@ class LlamaEngine final : public Engine {
 Expected<std::unique_ptr<Generation>> LlamaEngine::Submit(GenerateRequest request,
                                                           std::shared_ptr<GenerationSink> sink) {
   if (!request.model.empty() && request.model != info_.id) {
-    return Error(ErrorCode::kNotFound, "model '" + request.model + "' is not served (this "
-                                       "server serves '" + info_.id + "')");
+    return Error(ErrorCode::kNotFound, "model '" + request.model +
+                                           "' is not served (this "
+                                           "server serves '" +
+                                           info_.id + "')");
   }
   auto job = std::make_shared<Job>();
   job->prompt = tokenizer_.Tokenize(request.prompt).tokens;
@@ -249,8 +252,8 @@ void LlamaEngine::AppendMetrics(std::string& out) const {
     out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n" +
            name + " " + std::to_string(value) + "\n";
   };
-  line("crux_engine_prompt_tokens_evaluated_total", "counter",
-       "Prompt tokens the model evaluated.", static_cast<double>(counters_.prompt_evaluated));
+  line("crux_engine_prompt_tokens_evaluated_total", "counter", "Prompt tokens the model evaluated.",
+       static_cast<double>(counters_.prompt_evaluated));
   line("crux_engine_prompt_tokens_cached_total", "counter",
        "Prompt tokens reused from a slot's cache instead of being evaluated.",
        static_cast<double>(counters_.prompt_cached));
@@ -471,10 +474,10 @@ void LlamaEngine::Step(Slot& slot, float* logits) {
 bool LlamaEngine::Emit(Slot& slot, int32_t token, GenerationUpdate& u) {
   ++slot.generated;
   u.tokens = 1;
-  const bool eog = llama_vocab_is_eog(vocab_, token) ||
-                   std::binary_search(vocabulary_->end_of_generation().begin(),
-                                      vocabulary_->end_of_generation().end(),
-                                      static_cast<uint32_t>(token));
+  const bool eog =
+      llama_vocab_is_eog(vocab_, token) ||
+      std::binary_search(vocabulary_->end_of_generation().begin(),
+                         vocabulary_->end_of_generation().end(), static_cast<uint32_t>(token));
   if (eog) {
     if (!slot.utf8.empty()) slot.stops->Feed(slot.utf8, u.text);
     slot.utf8.clear();
@@ -567,9 +570,9 @@ Expected<std::unique_ptr<Engine>> MakeLlamaEngine(const LlamaEngineOptions& give
   llama_context* context = llama_init_from_model(model, cp);
   if (context == nullptr) {
     llama_model_free(model);
-    return Error(ErrorCode::kUnavailable,
-                 "could not create a context of " + std::to_string(cp.n_ctx) +
-                     " tokens for '" + options.model_path + "' (too little memory?)");
+    return Error(ErrorCode::kUnavailable, "could not create a context of " +
+                                              std::to_string(cp.n_ctx) + " tokens for '" +
+                                              options.model_path + "' (too little memory?)");
   }
   auto shared = std::make_shared<const constrain::Vocabulary>(*std::move(vocabulary));
   return std::unique_ptr<Engine>(

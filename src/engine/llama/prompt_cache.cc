@@ -25,10 +25,8 @@ std::string Piece(const llama_vocab* vocab, llama_token token) {
 
 size_t CommonPrefix(std::string_view a, std::string_view b) {
   const size_t n = std::min(a.size(), b.size());
-  return static_cast<size_t>(std::mismatch(a.begin(), a.begin() + static_cast<ptrdiff_t>(n),
-                                           b.begin())
-                                 .first -
-                             a.begin());
+  return static_cast<size_t>(
+      std::mismatch(a.begin(), a.begin() + static_cast<ptrdiff_t>(n), b.begin()).first - a.begin());
 }
 
 }  // namespace
@@ -82,6 +80,13 @@ PromptTokenizer::Result PromptTokenizer::Tokenize(std::string_view text) {
         best = it;
         best_common = common;
       }
+    }
+    if (best != entries_.end() && best_common == text.size() && best->text.size() == text.size()) {
+      // The same prompt again (counted, then submitted): its tokens as they are.
+      entries_.splice(entries_.begin(), entries_, best);
+      result.tokens = entries_.front().tokens;
+      result.reused = result.tokens.size();
+      return result;
     }
     if (best != entries_.end()) {
       // The last cut inside the shared prefix: everything before it is reused.

@@ -23,6 +23,8 @@ std::string Body(Api api, const std::string& extra) {
              "}";
     case Api::kResponses:
       return R"({"model":"m","input":"x")" + extra + "}";
+    case Api::kCompletions:
+      return R"({"model":"m","prompt":"x")" + extra + "}";
   }
   return "";
 }

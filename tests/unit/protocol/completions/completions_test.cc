@@ -39,6 +39,12 @@ std::vector<Json> Frames(const std::string& sse) {
   return frames;
 }
 
+parse::Event Content(std::string text) {
+  parse::Event e;
+  e.text = std::move(text);
+  return e;
+}
+
 TEST(CompletionsDecoder, ReadsThePromptAndTheOptions) {
   auto r = DecodeCompletions(
       R"({"model":"m","prompt":"Once","max_tokens":5,"stop":["\n"],"temperature":0,"seed":4,
@@ -95,8 +101,8 @@ TEST(CompletionsEncoder, StreamsTextThenTheFinishReasonUsageAndDone) {
   auto encoder = MakeStreamEncoder(*r, Meta());
   std::string out;
   encoder->Begin(out);
-  encoder->Event({parse::EventKind::kContent, -1, "Hel"}, out);
-  encoder->Event({parse::EventKind::kContent, -1, "lo\u00e9"}, out);
+  encoder->Event(Content("Hel"), out);
+  encoder->Event(Content("lo\u00e9"), out);
   encoder->End(Done(parse::FinishReason::kLength, 3, 2), out);
   const std::vector<Json> frames = Frames(out);
   ASSERT_EQ(frames.size(), 5u) << out;
@@ -118,7 +124,7 @@ TEST(CompletionsEncoder, EchoWritesThePromptFirst) {
   auto encoder = MakeStreamEncoder(*r, Meta());
   std::string out;
   encoder->Begin(out);
-  encoder->Event({parse::EventKind::kContent, -1, "x"}, out);
+  encoder->Event(Content("x"), out);
   encoder->End(Done(parse::FinishReason::kStop, 1, 1), out);
   const std::vector<Json> frames = Frames(out);
   EXPECT_EQ(frames[0]["choices"][0]["text"], "P: ");
