@@ -58,19 +58,19 @@ function start(command, args, ready) {
   });
 }
 
-async function startCrux(port, extra = []) {
+async function startCrux(port, slots = parallel, slotCtx = ctx) {
   const loadStart = performance.now();
   const server = await start(opts.crux, ['serve', '--model', opts.model, '--port', String(port),
-    '--threads', opts.threads, '--parallel', String(parallel), '--ctx-size', String(ctx), ...extra],
+    '--threads', opts.threads, '--parallel', String(slots), '--ctx-size', String(slotCtx)],
   /listening on/);
   return { ...server, url: `http://127.0.0.1:${port}`, name: 'crux', loadMs: performance.now() - loadStart };
 }
 
-async function startLlama(port, extra = []) {
+async function startLlama(port, slots = parallel, slotCtx = ctx) {
   const loadStart = performance.now();
   const server = await start(opts['llama-server'], ['-m', opts.model, '--port', String(port),
-    '-t', opts.threads, '-np', String(parallel), '-c', String(ctx * parallel), '--no-webui',
-    ...extra], /server is listening|HTTP server listening|listening on/);
+    '-t', opts.threads, '-np', String(slots), '-c', String(slotCtx * slots), '--no-webui'],
+  /server is listening|HTTP server listening|listening on/);
   // The model loads after the socket opens: wait for /health.
   for (;;) {
     const res = await fetch(`http://127.0.0.1:${port}/health`).catch(() => null);
@@ -210,10 +210,8 @@ for (const s of servers) await s.stop();
 const kb = Number(opts['conversation-kb']);
 if (kb > 0) {
   const big = Math.ceil((kb * 1024) / 2.5) + 4096;
-  const longServers = [await startCrux(18302, ['--parallel', '1', '--ctx-size', String(big)])];
-  if (opts['llama-server']) {
-    longServers.push(await startLlama(18303, ['-np', '1', '-c', String(big)]));
-  }
+  const longServers = [await startCrux(18302, 1, big)];
+  if (opts['llama-server']) longServers.push(await startLlama(18303, 1, big));
   results.long = {};
   for (const s of longServers) {
     results.long[s.name] = await longConversation(s, kb);

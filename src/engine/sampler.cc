@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace crux::engine {
@@ -10,6 +11,26 @@ namespace {
 // Candidates further than this below the best logit (at temperature 1) are dropped when no
 // min_p is set: e^-30 is below 1e-13, so even 152k of them carry less than 1e-8.
 constexpr float kNegligible = 30.0f;
+
+constexpr size_t kBlock = 64;
+
+// The largest of kBlock floats, eight lanes at a time (GCC/Clang vector extensions: one
+// instruction per lane group where the target has vectors, plain code elsewhere).
+using Lanes = float __attribute__((vector_size(32)));
+
+float BlockMax(const float* p) {
+  Lanes m;
+  std::memcpy(&m, p, sizeof(m));
+  for (size_t i = 8; i < kBlock; i += 8) {
+    Lanes v;
+    std::memcpy(&v, p + i, sizeof(v));
+    m = m > v ? m : v;
+  }
+  float best = m[0];
+  for (int k = 1; k < 8; ++k)
+    best = best > m[k] ? best : m[k];
+  return best;
+}
 
 bool Allowed(std::span<const uint32_t> mask, size_t token) {
   return mask.empty() || (token >> 5 < mask.size() && (mask[token >> 5] >> (token & 31) & 1) != 0);
@@ -21,12 +42,26 @@ Sampler::Sampler(const SamplingParams& params) : params_(params) {
   rng_.seed(params.seed != 0 ? params.seed : std::random_device{}());
 }
 
+// Without a mask: the largest logit in blocks of kBlock, whose inner maximum the compiler
+// vectorizes; the index is looked up in the one block that holds it.
 float Sampler::MaxAllowed(std::span<const float> logits, std::span<const uint32_t> mask,
                           int32_t& argmax) const {
   float best = -std::numeric_limits<float>::infinity();
   argmax = -1;
   if (mask.empty()) {
-    for (size_t i = 0; i < logits.size(); ++i) {
+    size_t best_block = 0;
+    size_t i = 0;
+    for (; i + kBlock <= logits.size(); i += kBlock) {
+      const float m = BlockMax(logits.data() + i);
+      if (m > best) {
+        best = m;
+        best_block = i;
+      }
+    }
+    for (size_t j = best_block; j < std::min(best_block + kBlock, logits.size()); ++j) {
+      if (logits[j] == best && argmax < 0) argmax = static_cast<int32_t>(j);
+    }
+    for (; i < logits.size(); ++i) {
       if (logits[i] > best) {
         best = logits[i];
         argmax = static_cast<int32_t>(i);
@@ -47,19 +82,28 @@ float Sampler::MaxAllowed(std::span<const float> logits, std::span<const uint32_
   return best;
 }
 
-void Sampler::Collect(std::span<const float> logits, std::span<const uint32_t> mask, float floor) {
+// One pass: blocks whose maximum is more than `cut` below the best logit so far are skipped
+// whole; the tokens of the others that are within `cut` of the best so far are kept, and
+// those that fall behind the final best are dropped at the end.
+void Sampler::Collect(std::span<const float> logits, std::span<const uint32_t> mask, float cut) {
   candidates_.clear();
-  if (mask.empty()) {
-    for (size_t i = 0; i < logits.size(); ++i) {
-      if (logits[i] >= floor) candidates_.emplace_back(logits[i], static_cast<int32_t>(i));
-    }
-    return;
+  float best = -std::numeric_limits<float>::infinity();
+  const auto visit = [&](size_t j) {
+    const float l = logits[j];
+    if (l < best - cut || !Allowed(mask, j)) return;
+    candidates_.emplace_back(l, static_cast<int32_t>(j));
+    best = std::max(best, l);
+  };
+  size_t i = 0;
+  for (; i + kBlock <= logits.size(); i += kBlock) {
+    if (BlockMax(logits.data() + i) < best - cut) continue;
+    for (size_t j = i; j < i + kBlock; ++j)
+      visit(j);
   }
-  for (size_t i = 0; i < logits.size(); ++i) {
-    if (logits[i] >= floor && Allowed(mask, i)) {
-      candidates_.emplace_back(logits[i], static_cast<int32_t>(i));
-    }
-  }
+  for (; i < logits.size(); ++i)
+    visit(i);
+  const float floor = best - cut;
+  std::erase_if(candidates_, [floor](const auto& c) { return c.first < floor; });
 }
 
 int32_t Sampler::Draw() {
@@ -81,14 +125,19 @@ int32_t Sampler::Draw() {
 }
 
 int32_t Sampler::Sample(std::span<const float> logits, std::span<const uint32_t> mask) {
-  int32_t argmax = -1;
-  const float best = MaxAllowed(logits, mask, argmax);
-  if (argmax < 0 || std::isinf(best)) return -1;
-  if (params_.temperature <= 0 || params_.top_k == 1) return argmax;
-
+  if (params_.temperature <= 0 || params_.top_k == 1) {
+    int32_t argmax = -1;
+    const float best = MaxAllowed(logits, mask, argmax);
+    return std::isinf(best) ? -1 : argmax;
+  }
   const float min_p = static_cast<float>(params_.min_p);
-  const float floor = min_p > 0 ? best + std::log(std::min(min_p, 1.0f)) : best - kNegligible;
-  Collect(logits, mask, floor);
+  // min_p acts at temperature 1 (llama.cpp's order), so its cut is exact; without it, the
+  // negligible tail widens with the temperature that flattens it.
+  const float cut = min_p > 0
+                        ? -std::log(std::min(min_p, 1.0f))
+                        : kNegligible * std::max(1.0f, static_cast<float>(params_.temperature));
+  Collect(logits, mask, cut);
+  if (candidates_.empty() || std::isinf(candidates_.front().first)) return -1;
   const auto by_logit = [](const auto& a, const auto& b) { return a.first > b.first; };
   if (params_.top_k > 0 && candidates_.size() > static_cast<size_t>(params_.top_k)) {
     std::nth_element(candidates_.begin(), candidates_.begin() + params_.top_k, candidates_.end(),
@@ -96,6 +145,7 @@ int32_t Sampler::Sample(std::span<const float> logits, std::span<const uint32_t>
     candidates_.resize(static_cast<size_t>(params_.top_k));
   }
   std::sort(candidates_.begin(), candidates_.end(), by_logit);
+  const float best = candidates_.front().first;
   if (params_.top_p < 1.0 && candidates_.size() > 1) {
     double total = 0;
     for (const auto& c : candidates_)

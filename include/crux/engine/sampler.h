@@ -3,10 +3,11 @@
 // (from the grammar processors) removes tokens before any of it. Temperature 0 (or top_k 1)
 // is greedy.
 //
-// Cost: one pass over the vocabulary to find the largest allowed logit and one to collect the
-// tokens that can matter (those within min_p of it, or within 30 nats at temperature 1 when
-// min_p is off, whose combined probability is below 1e-8 in a 152k vocabulary), then work
-// proportional to those candidates only. No pass exponentiates the whole vocabulary.
+// Cost: one pass over the vocabulary, in blocks of 64 logits whose maximum is taken with vector
+// instructions: a block is skipped unless it holds a token that can matter (within min_p of
+// the best logit, or within 30 nats at temperature 1 when min_p is off: the rest carry less
+// than 1e-8 of the probability in a 152k vocabulary); then work proportional to those
+// candidates only. No pass exponentiates the whole vocabulary.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +31,7 @@ class Sampler {
  private:
   float MaxAllowed(std::span<const float> logits, std::span<const uint32_t> mask,
                    int32_t& argmax) const;
-  void Collect(std::span<const float> logits, std::span<const uint32_t> mask, float floor);
+  void Collect(std::span<const float> logits, std::span<const uint32_t> mask, float cut);
   int32_t Draw();
 
   SamplingParams params_;
