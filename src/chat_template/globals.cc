@@ -306,6 +306,17 @@ std::string PercentOne(Renderer& r, char type, const Spec& spec, const Value& v)
       if (!v.is_number())
         r.Fail("%" + std::string(1, type) + " format: a real number is required, not " +
                std::string(v.TypeName()));
+      if (v.kind() == Value::Kind::kFloat) {
+        // Python: OverflowError for an infinity, ValueError for NaN; a float beyond int64
+        // is out of range here.
+        const double f = v.as_float();
+        if (std::isnan(f)) r.Fail("cannot convert float NaN to integer");
+        if (!(f >= -9.2233720368547758e18 && f < 9.2233720368547758e18)) {
+          r.Fail(std::isinf(f) ? "cannot convert float infinity to integer"
+                               : "%" + std::string(1, type) + " format: " + std::to_string(f) +
+                                     " is out of the integer range");
+        }
+      }
       Value i = v.kind() == Value::Kind::kFloat ? Value(static_cast<int64_t>(v.as_float())) : v;
       s.type = type == 'i' ? 'd' : type;
       if (!s.align) s.align = '>';

@@ -74,6 +74,35 @@ Expected<std::shared_ptr<const constrain::SchemaIr>> CheckResponseSchema(
 
 }  // namespace
 
+namespace {
+
+// The prompt (the raw prompt of /v1/completions, the chat template's rendering, or ChatML),
+// and the request's limits and sampling.
+Expected<engine::GenerateRequest> MakeGenerateRequest(const protocol::ChatRequest& request,
+                                                      const PipelineConfig& config) {
+  engine::GenerateRequest g;
+  if (request.api == protocol::Api::kCompletions) {
+    g.prompt = request.prompt_text;
+  } else if (config.chat_template) {
+    auto prompt = RenderChatTemplate(*config.chat_template, request);
+    if (!prompt.ok()) return prompt.error();
+    g.prompt = std::move(*prompt);
+  } else {
+    g.prompt = RenderPrompt(request);
+  }
+  g.model = request.model;
+  g.max_tokens = request.max_tokens.value_or(0);
+  g.stop = request.stop;
+  if (request.temperature) g.sampling.temperature = *request.temperature;
+  if (request.top_p) g.sampling.top_p = *request.top_p;
+  if (request.top_k) g.sampling.top_k = *request.top_k;
+  if (request.seed) g.sampling.seed = *request.seed;
+  if (request.min_p) g.sampling.min_p = *request.min_p;
+  return g;
+}
+
+}  // namespace
+
 bool PromptOpensReasoning(std::string_view parser, std::string_view prompt) {
   const parse::ReasoningParserInfo* info = parse::FindParserInfo(parse::ReasoningParsers(), parser);
   if (info == nullptr) return false;  // an unknown name: creating the parser reports it
@@ -109,25 +138,11 @@ Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
   p->store_ = config.response_store;
   p->request_ = request;
   const bool raw = request.api == protocol::Api::kCompletions;  // no template, no parsers
-  if (raw) {
-    p->generate_.prompt = request.prompt_text;
-  } else if (config.chat_template) {
-    auto prompt = RenderChatTemplate(*config.chat_template, request);
-    if (!prompt.ok()) return prompt.error();
-    p->generate_.prompt = std::move(*prompt);
-  } else {
-    p->generate_.prompt = RenderPrompt(request);
-  }
+  auto generate = MakeGenerateRequest(request, config);
+  if (!generate.ok()) return generate.error();
+  p->generate_ = *std::move(generate);
   p->meta_ = meta;
   p->meta_.prompt_tokens = engine.CountPromptTokens(request.model, p->generate_.prompt);
-  p->generate_.model = request.model;
-  p->generate_.max_tokens = request.max_tokens.value_or(0);
-  p->generate_.stop = request.stop;
-  if (request.temperature) p->generate_.sampling.temperature = *request.temperature;
-  if (request.top_p) p->generate_.sampling.top_p = *request.top_p;
-  if (request.top_k) p->generate_.sampling.top_k = *request.top_k;
-  if (request.seed) p->generate_.sampling.seed = *request.seed;
-  if (request.min_p) p->generate_.sampling.min_p = *request.min_p;
 
   // One chain per request; a channel format named by either flag reads the output alone.
   parse::ParserChainOptions chain;

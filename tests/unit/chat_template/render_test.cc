@@ -226,6 +226,19 @@ TEST(Render, RenderErrorsNameLineAndColumn) {
   EXPECT_EQ(got.error().message().rfind("line 2, column ", 0), 0u) << got.error().message();
 }
 
+TEST(Render, IntegerFormatsOfInfinityNanAndHugeFloatsAreErrors) {
+  for (const char* source : {"{{ '%d' % 1e999 }}", "{{ '%x' % -1e999 }}",
+                             "{{ '%d' % (1e999 - 1e999) }}", "{{ '%d' % 1e300 }}"}) {
+    auto got = Render(source);
+    ASSERT_FALSE(got.ok()) << source;
+    EXPECT_EQ(got.error().code(), ErrorCode::kInvalidArgument) << source;
+  }
+  auto inf = Render("{{ '%d' % 1e999 }}");
+  EXPECT_NE(inf.error().message().find("cannot convert float infinity to integer"),
+            std::string::npos);
+  EXPECT_EQ(*Render("{{ '%d' % 2.9 }}"), "2");
+}
+
 TEST(Render, RaiseExceptionKeepsItsMessageAndTag) {
   auto got = Render("{% if x %}{{ raise_exception('roles must alternate') }}{% endif %}",
                     R"({"x": true})");
