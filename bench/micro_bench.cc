@@ -62,5 +62,19 @@ void BM_SampleToken(benchmark::State& state) {
 }
 BENCHMARK(BM_SampleToken)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
+// A flat distribution (every logit within 1 of the others, as a random-weight model gives):
+// thousands of tokens within min_p of the best.
+void BM_SampleTokenFlat(benchmark::State& state) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+  std::vector<float> logits(151936);
+  for (float& l : logits)
+    l = uniform(rng);
+  engine::Sampler sampler(engine::SamplingParams{});
+  for (auto _ : state)
+    benchmark::DoNotOptimize(sampler.Sample(logits, {}));
+}
+BENCHMARK(BM_SampleTokenFlat)->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 }  // namespace crux::bench

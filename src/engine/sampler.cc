@@ -82,21 +82,34 @@ float Sampler::MaxAllowed(std::span<const float> logits, std::span<const uint32_
   return best;
 }
 
-// One pass: blocks whose maximum is more than `cut` below the best logit so far are skipped
-// whole; the tokens of the others that are within `cut` of the best so far are kept, and
-// those that fall behind the final best are dropped at the end.
-void Sampler::Collect(std::span<const float> logits, std::span<const uint32_t> mask, float cut) {
+// One pass: blocks whose maximum is below the bar are skipped whole. The bar is `cut` below
+// the best logit so far and, with top_k, the k-th best so far (the candidates are then a
+// min-heap of k), so a flat distribution costs no more than a peaked one. Candidates that
+// fall behind the final best are dropped at the end.
+void Sampler::Collect(std::span<const float> logits, std::span<const uint32_t> mask, float cut,
+                      size_t k) {
   candidates_.clear();
   float best = -std::numeric_limits<float>::infinity();
+  float bar = best;
+  const auto by_logit_desc = [](const auto& a, const auto& b) { return a.first > b.first; };
   const auto visit = [&](size_t j) {
     const float l = logits[j];
-    if (l < best - cut || !Allowed(mask, j)) return;
-    candidates_.emplace_back(l, static_cast<int32_t>(j));
+    if (l < bar || !Allowed(mask, j)) return;
+    if (k > 0 && candidates_.size() == k) {
+      if (l <= candidates_.front().first) return;
+      std::pop_heap(candidates_.begin(), candidates_.end(), by_logit_desc);
+      candidates_.back() = {l, static_cast<int32_t>(j)};
+    } else {
+      candidates_.emplace_back(l, static_cast<int32_t>(j));
+    }
+    if (k > 0) std::push_heap(candidates_.begin(), candidates_.end(), by_logit_desc);
     best = std::max(best, l);
+    bar = best - cut;
+    if (k > 0 && candidates_.size() == k) bar = std::max(bar, candidates_.front().first);
   };
   size_t i = 0;
   for (; i + kBlock <= logits.size(); i += kBlock) {
-    if (BlockMax(logits.data() + i) < best - cut) continue;
+    if (BlockMax(logits.data() + i) < bar) continue;
     for (size_t j = i; j < i + kBlock; ++j)
       visit(j);
   }
@@ -136,15 +149,10 @@ int32_t Sampler::Sample(std::span<const float> logits, std::span<const uint32_t>
   const float cut = min_p > 0
                         ? -std::log(std::min(min_p, 1.0f))
                         : kNegligible * std::max(1.0f, static_cast<float>(params_.temperature));
-  Collect(logits, mask, cut);
-  if (candidates_.empty() || std::isinf(candidates_.front().first)) return -1;
+  Collect(logits, mask, cut, static_cast<size_t>(std::max(params_.top_k, 0)));
   const auto by_logit = [](const auto& a, const auto& b) { return a.first > b.first; };
-  if (params_.top_k > 0 && candidates_.size() > static_cast<size_t>(params_.top_k)) {
-    std::nth_element(candidates_.begin(), candidates_.begin() + params_.top_k, candidates_.end(),
-                     by_logit);
-    candidates_.resize(static_cast<size_t>(params_.top_k));
-  }
   std::sort(candidates_.begin(), candidates_.end(), by_logit);
+  if (candidates_.empty() || std::isinf(candidates_.front().first)) return -1;
   const float best = candidates_.front().first;
   if (params_.top_p < 1.0 && candidates_.size() > 1) {
     double total = 0;

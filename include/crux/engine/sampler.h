@@ -31,7 +31,7 @@ class Sampler {
  private:
   float MaxAllowed(std::span<const float> logits, std::span<const uint32_t> mask,
                    int32_t& argmax) const;
-  void Collect(std::span<const float> logits, std::span<const uint32_t> mask, float cut);
+  void Collect(std::span<const float> logits, std::span<const uint32_t> mask, float cut, size_t k);
   int32_t Draw();
 
   SamplingParams params_;

@@ -405,6 +405,9 @@ bool LlamaEngine::BuildBatch() {
 void LlamaEngine::Decode() {
   const auto start = Clock::now();
   const int32_t status = llama_decode(context_, batch_);
+  // The outputs may still be in flight (backends copy logits asynchronously): the step's
+  // llama.cpp time ends when they are in place.
+  llama_synchronize(context_);
   const auto decoded = Clock::now();
   counters_.decode_ns += static_cast<uint64_t>((decoded - start).count());
   ++counters_.steps;
