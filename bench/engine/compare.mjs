@@ -7,7 +7,10 @@
 //   node bench/engine/compare.mjs --crux build/release/apps/crux/crux \
 //        --llama-server $(scripts/build-llama-cpp.sh --server)/bin/llama-server \
 //        --model build/release/models/tiny-qwen3.gguf [--rounds 3] [--tokens 256] [--threads 2]
-//        [--conversation-kb 500] [--json]
+//        [--conversation-kb 500] [--long-model M.gguf] [--json]
+//
+// --long-model: the model for the long conversation, trained for a context that holds it
+// (crux smoke-model ... --context-length 262144); default --model.
 //
 // Every stream generates exactly --tokens tokens (the end-of-turn tokens are banned through
 // logit_bias, which both servers take), with a streaming Chat Completions request.
@@ -19,6 +22,7 @@ const { values: opts } = parseArgs({
     crux: { type: 'string' },
     'llama-server': { type: 'string' },
     model: { type: 'string' },
+    'long-model': { type: 'string' },
     rounds: { type: 'string', default: '3' },
     tokens: { type: 'string', default: '256' },
     threads: { type: 'string', default: '2' },
@@ -37,8 +41,14 @@ const parallel = Number(opts.parallel);
 const ctx = Number(opts['ctx-size']);
 const noEnd = { 151643: -100, 151645: -100 };
 
+// Servers still running when the script ends (an error included) are stopped.
+const running = new Set();
+process.on('exit', () => { for (const p of running) p.kill('SIGKILL'); });
+
 function start(command, args, ready) {
   const proc = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(proc);
+  proc.on('exit', () => running.delete(proc));
   let log = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${command} did not start:\n${log}`)), 120000);
@@ -58,17 +68,17 @@ function start(command, args, ready) {
   });
 }
 
-async function startCrux(port, slots = parallel, slotCtx = ctx) {
+async function startCrux(port, slots = parallel, slotCtx = ctx, model = opts.model) {
   const loadStart = performance.now();
-  const server = await start(opts.crux, ['serve', '--model', opts.model, '--port', String(port),
+  const server = await start(opts.crux, ['serve', '--model', model, '--served-model-name', 'tiny-qwen3', '--port', String(port),
     '--threads', opts.threads, '--parallel', String(slots), '--ctx-size', String(slotCtx)],
   /listening on/);
   return { ...server, url: `http://127.0.0.1:${port}`, name: 'crux', loadMs: performance.now() - loadStart };
 }
 
-async function startLlama(port, slots = parallel, slotCtx = ctx) {
+async function startLlama(port, slots = parallel, slotCtx = ctx, model = opts.model) {
   const loadStart = performance.now();
-  const server = await start(opts['llama-server'], ['-m', opts.model, '--port', String(port),
+  const server = await start(opts['llama-server'], ['-m', model, '--port', String(port),
     '-t', opts.threads, '-np', String(slots), '-c', String(slotCtx * slots), '--no-webui'],
   /server is listening|HTTP server listening|listening on/);
   // The model loads after the socket opens: wait for /health.
@@ -210,8 +220,11 @@ for (const s of servers) await s.stop();
 const kb = Number(opts['conversation-kb']);
 if (kb > 0) {
   const big = Math.ceil((kb * 1024) / 2.5) + 4096;
-  const longServers = [await startCrux(18302, 1, big)];
-  if (opts['llama-server']) longServers.push(await startLlama(18303, 1, big));
+  // A model trained for a context that holds the conversation (llama-server caps the context
+  // at the model's): crux smoke-model --context-length 262144.
+  const model = opts['long-model'] || opts.model;
+  const longServers = [await startCrux(18302, 1, big, model)];
+  if (opts['llama-server']) longServers.push(await startLlama(18303, 1, big, model));
   results.long = {};
   for (const s of longServers) {
     results.long[s.name] = await longConversation(s, kb);
