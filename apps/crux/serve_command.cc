@@ -314,7 +314,9 @@ void AddServeCommand(CLI::App& app, std::function<int()>& run) {
   CLI::App* cmd = app.add_subcommand(
       "serve",
       "Serve OpenAI Chat Completions (/v1/chat/completions), Anthropic Messages (/v1/messages)\n"
-      "and OpenAI Responses (/v1/responses), plus /v1/models, /health and /metrics.");
+      "and OpenAI Responses (/v1/responses), plus /v1/completions, /v1/models, /tokenize, "
+      "/detokenize, /health and /metrics; a GGUF model runs in-process (--model) or scripted "
+      "output is replayed (--engine mock).");
   AddEndpointOptions(cmd, *flags);
   AddLimitOptions(cmd, *flags);
   AddBrowserAndStoreOptions(cmd, *flags);

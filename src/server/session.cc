@@ -301,7 +301,8 @@ class Session {
         co_return co_await WriteText(
             http::status::ok,
             "crux serve: OpenAI Chat Completions at /v1/chat/completions, Anthropic Messages at "
-            "/v1/messages, OpenAI Responses at /v1/responses\n",
+            "/v1/messages, OpenAI Responses at /v1/responses, OpenAI Completions at "
+            "/v1/completions\n",
             "text/plain; charset=utf-8");
       case Resource::kHealth:
         co_return co_await WriteJson(http::status::ok, R"({"status":"ok"})", true);
