@@ -72,7 +72,9 @@ class GemmaArgs {
     return -1;
   }
   bool Close(char c, std::string& out) {
-    if (stack_.empty() || (c == '}') != (stack_.back() == '{')) return false;
+    if (stack_.empty() || (c != '}' && c != ']') || (c == '}') != (stack_.back() == '{')) {
+      return false;  // not a closer, or not this container's
+    }
     out.push_back(c);
     stack_.pop_back();
     pending_comma_ = false;
