@@ -109,7 +109,7 @@ void Exercise(const crux::protocol::ChatRequest& request, uint8_t flags) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
-  const auto api = static_cast<crux::protocol::Api>(data[0] % 3);
+  const auto api = static_cast<crux::protocol::Api>(data[0] % 4);
   const std::string_view body(reinterpret_cast<const char*>(data + 1), size - 1);
   auto request = crux::protocol::DecodeRequest(api, body, &Store());
   if (!request.ok()) {
