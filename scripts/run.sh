@@ -40,7 +40,8 @@ crux serve on http://$host:$port with $model — try:
     "model": "$name", "stream": true, "max_tokens": 200, "thinking_token_budget": 16,
     "messages": [{"role": "user", "content": "Weather in Paris?"}], "tool_choice": "required",
     "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object",
-      "properties": {"city": {"type": "string", "maxLength": 20}}, "required": ["city"]}}}]}'
+      "properties": {"city": {"type": "string", "maxLength": 20}}, "required": ["city"],
+      "additionalProperties": false}}}]}'
   (random weights: the words are noise, the structure is real)
 TXT
 exec "$crux" serve --model "$model" --host "$host" --port "$port"
