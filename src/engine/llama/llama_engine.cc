@@ -531,9 +531,11 @@ Expected<std::unique_ptr<Engine>> MakeLlamaEngine(const LlamaEngineOptions& give
     return Error(ErrorCode::kNotFound, "model file '" + options.model_path + "' does not exist");
   }
   if (options.context_size < 16 || options.parallel < 1 || options.parallel > 256 ||
-      options.batch_size < 1) {
+      options.batch_size < options.parallel) {
+    // Every generating slot puts one token in each step's batch.
     return Error(ErrorCode::kInvalidArgument,
-                 "--ctx-size must be at least 16, --parallel 1 to 256, the batch at least 1");
+                 "--ctx-size must be at least 16, --parallel 1 to 256, and --batch-size at least "
+                 "--parallel");
   }
   if (options.model_id.empty()) {
     options.model_id = std::filesystem::path(options.model_path).stem().string();
