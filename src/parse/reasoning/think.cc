@@ -38,6 +38,7 @@ class ThinkParser final : public ReasoningParser {
     writer_.Reset();
     in_reasoning_ = start_in_reasoning_;
     just_closed_ = false;
+    block_has_text_ = false;
     prefix_written_ = format_.syntax().content_prefix.empty();
     lone_end_markers_ = 0;
     if (in_reasoning_) writer_.StartReasoningBlock();
@@ -58,6 +59,7 @@ class ThinkParser final : public ReasoningParser {
       const std::string_view plain = view.substr(pos, hit.pos);
       writer_.Write(in_reasoning_, plain, out);
       if (just_closed_ && !in_reasoning_ && !text::Trim(plain).empty()) just_closed_ = false;
+      if (in_reasoning_ && !text::Trim(plain).empty()) block_has_text_ = true;
       pos += hit.pos;
       if (hit.status != text::ScanStatus::kFound) break;
       pos += hit.length;
@@ -72,9 +74,13 @@ class ThinkParser final : public ReasoningParser {
       case Role::kStart:
         if (!in_reasoning_) {
           in_reasoning_ = true;
+          block_has_text_ = false;
           writer_.StartReasoningBlock();
+        } else if (block_has_text_) {
+          // Nested: blocks do not nest, so the marker is reasoning text and stays visible.
+          writer_.Write(true, format_.markers().marker(id), out);
         }
-        break;  // nested: dropped
+        break;  // a repeated opener before any reasoning text: dropped
       case Role::kEnd:
         if (in_reasoning_) {
           in_reasoning_ = false;
@@ -101,7 +107,8 @@ class ThinkParser final : public ReasoningParser {
   text::StreamBuffer buffer_;
   ChannelWriter writer_;
   bool in_reasoning_ = false;
-  bool just_closed_ = false;  // an end marker closed a block, and only whitespace followed
+  bool just_closed_ = false;     // an end marker closed a block, and only whitespace followed
+  bool block_has_text_ = false;  // the open reasoning block has had text other than blanks
   bool prefix_written_ = false;
   int lone_end_markers_ = 0;
 };
