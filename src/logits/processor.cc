@@ -165,6 +165,14 @@ void ProcessorChain::ApplyLogits(std::span<float> logits) {
     processor->ApplyLogits(logits);
 }
 
+void ProcessorChain::ApplyScores(std::span<float> logits) {
+  for (auto& processor : processors_) {
+    if (processor->stage() == Stage::kBias || processor->stage() == Stage::kPenalties) {
+      processor->ApplyLogits(logits);
+    }
+  }
+}
+
 bool ProcessorChain::FillMask(std::span<uint32_t> mask) {
   bool restricted = false;
   for (auto& processor : processors_) {

@@ -150,6 +150,9 @@ class ProcessorChain {
 
   // Every processor, in order, on `logits`.
   void ApplyLogits(std::span<float> logits);
+  // The processors that rewrite scores (bias, penalties), in order; the restricting ones are
+  // left to FillMask. An engine that samples from a mask calls this, then FillMask.
+  void ApplyScores(std::span<float> logits);
   // The intersection of the processors' masks (words = ceil(vocabulary / 32)); false when
   // no processor restricts this step. Processors that only rewrite scores are skipped.
   bool FillMask(std::span<uint32_t> mask);

@@ -443,12 +443,7 @@ void LlamaEngine::Step(Slot& slot, float* logits) {
   std::span<const uint32_t> mask;
   logits::ProcessorChain* chain = slot.job->request.processors.get();
   if (chain != nullptr) {
-    for (size_t i = 0; i < chain->size(); ++i) {
-      const logits::Stage stage = chain->at(i).stage();
-      if (stage == logits::Stage::kBias || stage == logits::Stage::kPenalties) {
-        chain->at(i).ApplyLogits(scores);
-      }
-    }
+    chain->ApplyScores(scores);
     if (chain->FillMask(mask_)) mask = mask_;
   }
   const int32_t token = slot.sampler->Sample(scores, mask);

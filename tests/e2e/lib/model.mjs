@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cruxBinary } from './server.mjs';
+import { cruxBinary, spawnServer } from './server.mjs';
 
 // llama.cpp's tree (scripts/fetch-llama-cpp.sh): its chat templates.
 export function llamaCppDir() {
@@ -20,41 +20,8 @@ export function tinyModel() {
 }
 
 export async function startModelServer(extraArgs = []) {
-  const args = ['serve', '--model', tinyModel(), '--port', '0', '--threads', '1', ...extraArgs];
-  const proc = spawn(cruxBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
-  let log = '';
-  const port = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`crux serve did not start:\n${log}`)), 60000);
-    proc.stderr.on('data', (d) => {
-      log += d.toString();
-      const m = log.match(/listening on http:\/\/(?:\[[^\]]*\]|[^:/]+):(\d+)/);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-    proc.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`crux serve exited with ${code}:\n${log}`));
-    });
-  });
-  proc.stderr.removeAllListeners('data');
-  proc.stderr.on('data', (d) => { if (log.length < 1 << 20) log += d.toString(); });
-  return {
-    port,
-    url: `http://127.0.0.1:${port}`,
-    proc,
-    exited,
-    log: () => log,
-    async stop() {
-      if (proc.exitCode !== null || proc.signalCode !== null) return;
-      proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 15000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
+  return spawnServer(['serve', '--model', tinyModel(), '--threads', '1', ...extraArgs],
+    { startTimeoutMs: 60000 });
 }
 
 // Runs `crux serve` with `args` and resolves with its exit code and stderr (for start-up

@@ -20,15 +20,22 @@ export function cruxBinary() {
 // a free one; `env` adds environment variables;
 // `stopTimeoutMs` bounds stop(): after it, the server is killed (SIGKILL).
 export async function startServer(extraArgs = [], options = {}) {
-  const { script = scriptsDir, wrap = null, env = {}, stopTimeoutMs = 15000, port: fixedPort = 0 } = options;
-  const args = ['serve', '--engine', 'mock', '--script', script, '--port', String(fixedPort),
-    '--reasoning-parser', 'qwen3', '--tool-call-parser', 'hermes', ...extraArgs];
-  const [command, argv] = wrap ? [wrap[0], [...wrap.slice(1), cruxBinary(), ...args]] : [cruxBinary(), args];
+  const { script = scriptsDir } = options;
+  return spawnServer(['serve', '--engine', 'mock', '--script', script,
+    '--reasoning-parser', 'qwen3', '--tool-call-parser', 'hermes', ...extraArgs], options);
+}
+
+// Starts `crux <args> --port N` and resolves once it listens (any `crux serve`: the mock
+// engine above, a model in lib/model.mjs). Options as startServer's, and `startTimeoutMs`.
+export async function spawnServer(args, options = {}) {
+  const { wrap = null, env = {}, stopTimeoutMs = 15000, port: fixedPort = 0, startTimeoutMs = 15000 } = options;
+  const full = [...args, '--port', String(fixedPort)];
+  const [command, argv] = wrap ? [wrap[0], [...wrap.slice(1), cruxBinary(), ...full]] : [cruxBinary(), full];
   const proc = spawn(command, argv, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
   const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
   let log = '';
   const port = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`crux serve did not start:\n${log}`)), 15000);
+    const timer = setTimeout(() => reject(new Error(`crux serve did not start:\n${log}`)), startTimeoutMs);
     proc.stderr.on('data', (d) => {
       log += d.toString();
       const m = log.match(/listening on http:\/\/(?:\[[^\]]*\]|[^:/]+):(\d+)/);
