@@ -345,9 +345,9 @@ Expected<std::string> ReadArguments(const Json* arguments, const std::string& pa
   if (!arguments->is_string()) return MustBe(path, "a string holding a JSON object");
   const std::string& text = arguments->get_ref<const std::string&>();
   if (text.empty()) return std::string("{}");
-  CRUX_PROTO_TRY(CheckJsonShape(text, path));
-  Json parsed = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded() || !parsed.is_object()) {
+  const Expected<Json> parsed = ParseLimited(text, path);
+  if (!parsed.ok() && parsed.error().code() == ErrorCode::kInvalidArgument) return parsed.error();
+  if (!parsed.ok() || !parsed->is_object()) {
     return MustBe(path, "a string holding a JSON object");
   }
   return text;

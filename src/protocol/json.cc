@@ -5,50 +5,11 @@
 #include <vector>
 
 #include "crux/text/json_dump.h"
+#include "crux/text/json_parse.h"
 
 namespace crux::protocol::internal {
 
-Status CheckJsonShape(std::string_view body, std::string_view what) {
-  struct Level {
-    bool object;
-    int members;
-  };
-  std::vector<Level> stack;
-  for (size_t i = 0; i < body.size(); ++i) {
-    const char c = body[i];
-    if (c == '"') {
-      for (++i; i < body.size() && body[i] != '"'; ++i) {
-        if (body[i] == '\\') ++i;
-      }
-    } else if (c == '{' || c == '[') {
-      if (stack.size() >= static_cast<size_t>(kMaxJsonDepth)) {
-        return Error(ErrorCode::kInvalidArgument, std::string(what) + " nests deeper than " +
-                                                      std::to_string(kMaxJsonDepth) + " levels");
-      }
-      stack.push_back({c == '{', 0});
-    } else if (c == '}' || c == ']') {
-      if (!stack.empty()) stack.pop_back();
-    } else if (c == ':' && !stack.empty() && stack.back().object) {
-      if (++stack.back().members > kMaxObjectMembers) {
-        return Error(ErrorCode::kInvalidArgument,
-                     std::string(what) + " has an object with more than " +
-                         std::to_string(kMaxObjectMembers) + " members");
-      }
-    }
-  }
-  return Status();
-}
-
 namespace {
-
-// nlohmann's message without its "[json.exception.parse_error.101] " prefix.
-std::string ParseMessage(const char* what) {
-  std::string_view text(what);
-  if (const size_t end = text.find("] "); text.starts_with("[json.") && end != text.npos) {
-    text.remove_prefix(end + 2);
-  }
-  return std::string(text);
-}
 
 std::string Describe(double value) {
   Json j = value;
@@ -68,21 +29,29 @@ void AppendJsonString(std::string& out, std::string_view text) {
   text::AppendJsonStringLikeDump(out, text);
 }
 
-Expected<Json> ParseObject(std::string_view body) {
-  CRUX_PROTO_TRY(CheckJsonShape(body, "request body"));
-  Json doc;
-  try {
-    doc = Json::parse(body);
-  } catch (const nlohmann::json::parse_error& e) {
-    return Error(ErrorCode::kParse, "request body is not valid JSON: " + ParseMessage(e.what()));
-  } catch (const nlohmann::json::exception& e) {
-    // Well-formed text the parser still refuses, such as a number too large for a double.
-    return Error(ErrorCode::kInvalidArgument,
-                 "request body has a value that cannot be read: " + ParseMessage(e.what()));
+Expected<Json> ParseLimited(std::string_view text, std::string_view what) {
+  static constexpr text::JsonParseLimits kLimits{.max_depth = kMaxJsonDepth,
+                                                 .max_object_members = kMaxObjectMembers};
+  Expected<Json> parsed = text::ParseJson<Json>(text, kLimits);
+  if (parsed.ok()) return parsed;
+  const Error& error = parsed.error();
+  switch (error.code()) {
+    case ErrorCode::kParse:
+      return Error(ErrorCode::kParse, std::string(what) + " is not valid JSON: " + error.message());
+    case ErrorCode::kLimit:
+      return Error(ErrorCode::kInvalidArgument, std::string(what) + " " + error.message());
+    default:
+      return Error(error.code(),
+                   std::string(what) + " has a value that cannot be read: " + error.message());
   }
-  if (!doc.is_object()) {
+}
+
+Expected<Json> ParseObject(std::string_view body) {
+  Expected<Json> doc = ParseLimited(body, "request body");
+  if (!doc.ok()) return doc;
+  if (!doc->is_object()) {
     return Error(ErrorCode::kInvalidArgument,
-                 "request body must be a JSON object, not " + std::string(TypeName(doc)));
+                 "request body must be a JSON object, not " + std::string(TypeName(*doc)));
   }
   return doc;
 }

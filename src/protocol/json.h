@@ -37,9 +37,10 @@ void AppendJsonString(std::string& out, std::string_view text);
 inline constexpr int kMaxJsonDepth = 128;
 inline constexpr int kMaxObjectMembers = 1024;
 
-// Checks `text` against those limits in one pass over the raw bytes, before a parser builds
-// anything (malformed JSON passes and is left to the parser). `what` starts the message.
-Status CheckJsonShape(std::string_view text, std::string_view what);
+// Parses JSON text from a request under those limits (crux/text/json_parse.h: one pass at
+// memory speed, no recursion). Errors start with `what`: kParse "<what> is not valid JSON: …
+// at byte N", kInvalidArgument for a limit or a number beyond a double.
+Expected<Json> ParseLimited(std::string_view text, std::string_view what);
 
 // Parses a request body that must be a JSON object. kParse for invalid JSON (with the byte
 // offset), kInvalidArgument for another top-level type or a body over the limits above.

@@ -136,7 +136,7 @@ TEST(ChatDecoder, RejectsBadRequestsNamingTheField) {
       {"{\"model\":", ErrorCode::kParse, "not valid JSON", ""},
       {"[1]", ErrorCode::kInvalidArgument, "must be a JSON object", ""},
       {"{" + m + "," + msgs + R"(,"temperature":1e999})", ErrorCode::kInvalidArgument,
-       "number overflow", ""},
+       "beyond the range of a double", ""},
       {"{" + msgs + "}", ErrorCode::kInvalidArgument, "model is required", "model"},
       {R"({"model":5,)" + msgs + "}", ErrorCode::kInvalidArgument,
        "model must be a non-empty string", "model"},
