@@ -2,6 +2,9 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <fstream>
 #include <iostream>
@@ -135,7 +138,21 @@ void ApplyModelDefaults(ServeFlags& flags, const engine::Engine& engine) {
   }
 }
 
+// Keeps large blocks in the heap and freed memory in the process. glibc's defaults hand every
+// block over 128 KB (the threshold then adapts, up to 32 MB) back to the kernel on free, so a
+// server that reads a 500 KB conversation per request takes fresh pages, and a page fault for
+// each, for the body, its strings and the rendered prompt on every turn: rendering a 500 KB
+// prompt took 3.4 ms, 1.1 ms with these settings. The cost is up to 64 MB of freed memory kept
+// per arena for reuse.
+void TuneAllocator() {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
+}
+
 int RunServe(ServeFlags& flags) {
+  TuneAllocator();
   spdlog::set_default_logger(spdlog::stderr_color_mt("crux"));
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %l %v");
   if (flags.enable_auto_tool_choice && flags.tool_parser.empty()) {
