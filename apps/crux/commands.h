@@ -7,6 +7,9 @@
 
 namespace crux::app {
 
+// Adds `mcp` (with `list` and `call`) to `app`.
+void AddMcpCommand(CLI::App& app, std::function<int()>& run);
+
 // Adds `parse` to `app`; `run` is set to the command's entry point when it is selected.
 void AddParseCommand(CLI::App& app, std::function<int()>& run);
 

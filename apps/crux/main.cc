@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "crux 0.1.0");
   std::function<int()> run;
+  crux::app::AddMcpCommand(app, run);
   crux::app::AddParseCommand(app, run);
   crux::app::AddSchemaCommand(app, run);
   crux::app::AddServeCommand(app, run);

@@ -15,6 +15,7 @@
 #include "crux/chat_template/template.h"
 #include "crux/commands.h"
 #include "crux/engine/mock_engine.h"
+#include "crux/mcp_support.h"
 #ifdef CRUX_HAVE_LLAMA
 #include "crux/engine/llama_engine.h"
 #endif
@@ -31,6 +32,7 @@ struct ServeFlags {
   std::string engine;  // "": llama when --model is given, else mock
   std::string script;
   std::string model;  // --model: a GGUF file
+  std::string mcp_config;
   int ctx_size = 4096;
   int parallel = 4;
   int threads = 0;
@@ -151,6 +153,44 @@ void TuneAllocator() {
 #endif
 }
 
+// MCP runs tools on this machine: say loudly when a setting exposes them to browsers or to
+// anyone who can reach the port.
+void WarnAboutMcpExposure(const server::ServerConfig& s) {
+  for (const std::string& host : s.allowed_hosts) {
+    if (host == "*") {
+      spdlog::warn(
+          "MCP tools are configured and --allowed-hosts '*' turns off the Host check "
+          "that stops DNS rebinding: any web page can reach them through a browser");
+    }
+  }
+  for (const std::string& origin : s.cors_origins) {
+    if (origin == "*") {
+      spdlog::warn(
+          "MCP tools are configured and --cors-origins '*' lets any web page read "
+          "this server's answers, tool results included");
+    }
+  }
+  if (s.api_key.empty()) {
+    spdlog::warn(
+        "MCP tools are configured without --api-key: /v1/mcp/tools and /v1/mcp/servers "
+        "are open to anyone who reaches the port{}",
+        s.mcp_allow_unauthenticated ? ", and so is /v1/mcp/execute "
+                                      "(--mcp-allow-unauthenticated)"
+                                    : "; /v1/mcp/execute is refused (403)");
+  }
+}
+
+// --mcp-config: starts the servers and hands the manager to the server.
+Status StartMcp(ServeFlags& flags) {
+  if (flags.mcp_config.empty()) return Status();
+  auto manager = StartMcpManager(flags.mcp_config);
+  if (!manager.ok()) return manager.error();
+  flags.server.mcp = *manager;
+  flags.server.pipeline.max_tool_rounds = (*manager)->config().max_tool_calls;
+  WarnAboutMcpExposure(flags.server);
+  return Status();
+}
+
 int RunServe(ServeFlags& flags) {
   TuneAllocator();
   spdlog::set_default_logger(spdlog::stderr_color_mt("crux"));
@@ -200,6 +240,7 @@ int RunServe(ServeFlags& flags) {
     flags.server.pipeline.response_store = std::make_shared<protocol::ResponseStore>(store);
   }
 
+  if (Status mcp = StartMcp(flags); !mcp.ok()) return Fail(mcp.error().message());
   auto engine = MakeEngine(flags);
   if (!engine.ok()) return Fail(engine.error().message());
   ApplyModelDefaults(flags, **engine);
@@ -322,6 +363,14 @@ void AddBrowserAndStoreOptions(CLI::App* cmd, ServeFlags& flags) {
   cmd->add_option("--response-store-ttl", flags.response_store_ttl_s,
                   "Responses API: seconds a stored response is kept")
       ->capture_default_str();
+  cmd->add_option("--mcp-config", flags.mcp_config,
+                  "MCP servers to start (docs/mcp.md): their tools are listed at /v1/mcp/tools "
+                  "and run at /v1/mcp/execute");
+  cmd->add_flag("--mcp-allow-unauthenticated", flags.server.mcp_allow_unauthenticated,
+                "Let /v1/mcp/execute and the tool loop run tools without --api-key");
+  cmd->add_flag("--mcp-tool-loop", flags.server.mcp_tool_loop,
+                "Let requests ask for the server-side tool loop (`mcp_tools`): the model's calls "
+                "to MCP tools run here and generation continues with their results");
 }
 
 }  // namespace

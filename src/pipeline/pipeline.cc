@@ -1,5 +1,7 @@
 #include "crux/pipeline/pipeline.h"
 
+#include <algorithm>
+
 #include "crux/constrain/extract.h"
 #include "crux/constrain/matcher.h"
 #include "crux/constrain/schema_ir.h"
@@ -115,6 +117,46 @@ bool PromptOpensReasoning(std::string_view parser, std::string_view prompt) {
   return false;
 }
 
+// The prompt, processors and parser chain of a round: the whole request for the first, the
+// conversation with the previous rounds' calls and results appended for the next ones.
+Status RequestPipeline::StartRound() {
+  const protocol::ChatRequest& request = request_;
+  const bool raw = request.api == protocol::Api::kCompletions;  // no template, no parsers
+  auto generate = MakeGenerateRequest(request, config_);
+  if (!generate.ok()) return generate.error();
+  generate_ = *std::move(generate);
+  // One chain per round; a channel format named by either flag reads the output alone.
+  parse::ParserChainOptions chain;
+  if (!raw) {
+    chain.reasoning_parser = ReasoningParserFor(request, config_);
+    chain.tool_parser = ToolParserFor(request, config_);
+  }
+  // The family's default otherwise (a prompt that does not open the block).
+  if (!chain.reasoning_parser.empty() &&
+      PromptOpensReasoning(chain.reasoning_parser, generate_.prompt)) {
+    chain.reasoning.start_in_reasoning = true;
+  }
+  ProcessorInputs inputs;
+  inputs.reasoning_parser = chain.reasoning_parser;
+  inputs.tool_parser = chain.tool_parser;
+  inputs.prompt_opened = chain.reasoning.start_in_reasoning.value_or(false);
+  inputs.default_thinking_budget = config_.default_thinking_budget;
+  auto processors = BuildProcessors(request, inputs, *engine_);
+  if (!processors.ok()) return processors.error();
+  generate_.processors = *std::move(processors);
+  chain.tools.tools = request.tools;
+  chain.tools.id_seed = config_.id_seed == 0 ? 0 : config_.id_seed + static_cast<uint64_t>(rounds_);
+  chain.tool_call_promotion = config_.tool_call_promotion;
+  auto created = parse::CreateOutputParser(chain);
+  if (!created.ok()) {  // a bad name in the request (or flags): the request is at fault
+    return Error(ErrorCode::kInvalidArgument, created.error().message());
+  }
+  parser_ = std::move(*created);
+  parser_->Reset();
+  call_is_mcp_.clear();
+  return Status();
+}
+
 Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
     const protocol::ChatRequest& request, const PipelineConfig& config,
     const protocol::ResponseMeta& meta, const engine::Engine& engine) {
@@ -135,44 +177,12 @@ Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
   std::unique_ptr<RequestPipeline> p(new RequestPipeline());
   p->answer_schema_ = *std::move(schema);
   p->engine_ = &engine;
+  p->config_ = config;
   p->store_ = config.response_store;
   p->request_ = request;
-  const bool raw = request.api == protocol::Api::kCompletions;  // no template, no parsers
-  auto generate = MakeGenerateRequest(request, config);
-  if (!generate.ok()) return generate.error();
-  p->generate_ = *std::move(generate);
   p->meta_ = meta;
+  if (Status started = p->StartRound(); !started.ok()) return started.error();
   p->meta_.prompt_tokens = engine.CountPromptTokens(request.model, p->generate_.prompt);
-
-  // One chain per request; a channel format named by either flag reads the output alone.
-  parse::ParserChainOptions chain;
-  if (!raw) {
-    chain.reasoning_parser = ReasoningParserFor(request, config);
-    chain.tool_parser = ToolParserFor(request, config);
-  }
-  if (!chain.reasoning_parser.empty()) {
-    // The family's default otherwise (a prompt that does not open the block).
-    if (PromptOpensReasoning(chain.reasoning_parser, p->generate_.prompt)) {
-      chain.reasoning.start_in_reasoning = true;
-    }
-  }
-  ProcessorInputs inputs;
-  inputs.reasoning_parser = chain.reasoning_parser;
-  inputs.tool_parser = chain.tool_parser;
-  inputs.prompt_opened = chain.reasoning.start_in_reasoning.value_or(false);
-  inputs.default_thinking_budget = config.default_thinking_budget;
-  auto processors = BuildProcessors(request, inputs, engine);
-  if (!processors.ok()) return processors.error();
-  p->generate_.processors = *std::move(processors);
-  chain.tools.tools = request.tools;
-  chain.tools.id_seed = config.id_seed;
-  chain.tool_call_promotion = config.tool_call_promotion;
-  auto created = parse::CreateOutputParser(chain);
-  if (!created.ok()) {  // a bad name in the request (or flags): the request is at fault
-    return Error(ErrorCode::kInvalidArgument, created.error().message());
-  }
-  p->parser_ = std::move(*created);
-  p->parser_->Reset();
   if (request.stream) p->encoder_ = protocol::MakeStreamEncoder(request, p->meta_);
   return p;
 }
@@ -188,9 +198,49 @@ void RequestPipeline::KeepAlive(std::string& out) const {
 void RequestPipeline::Route(const std::vector<parse::Event>& events, std::string& out) {
   for (const parse::Event& e : events) {
     builder_.Add(e);
-    if (encoder_) encoder_->Event(e, out);
     produced_output_ = true;
+    if (!encoder_) continue;
+    if (Diverting() && e.index >= 0) {
+      if (const std::optional<parse::Event> forwarded = Forward(e)) {
+        encoder_->Event(*forwarded, out);
+      }
+      continue;
+    }
+    encoder_->Event(e, out);
   }
+}
+
+bool RequestPipeline::Diverting() const {
+  return !request_.mcp_tool_names.empty() && rounds_ < config_.max_tool_rounds;
+}
+
+bool RequestPipeline::IsMcpTool(std::string_view name) const {
+  for (const std::string& mcp : request_.mcp_tool_names) {
+    if (mcp == name) return true;
+  }
+  return false;
+}
+
+// Calls to MCP tools stay out of the stream (the server runs them and reports the results);
+// the client's own calls keep their order, renumbered among themselves. call_is_mcp_ mirrors
+// the parser's live calls: a cancelled call's index goes to the next one.
+std::optional<parse::Event> RequestPipeline::Forward(const parse::Event& event) {
+  const auto index = static_cast<size_t>(event.index);
+  if (event.kind == parse::EventKind::kToolCallBegin) {
+    call_is_mcp_.resize(index);
+    call_is_mcp_.push_back(IsMcpTool(event.name));
+  }
+  if (index >= call_is_mcp_.size()) return event;
+  const bool mcp = call_is_mcp_[index];
+  const auto before =
+      std::count(call_is_mcp_.begin(), call_is_mcp_.begin() + static_cast<ptrdiff_t>(index), false);
+  if (event.kind == parse::EventKind::kToolCallCancel) {
+    call_is_mcp_.erase(call_is_mcp_.begin() + static_cast<ptrdiff_t>(index));
+  }
+  if (mcp) return std::nullopt;
+  parse::Event forwarded = event;
+  forwarded.index = static_cast<int>(before);
+  return forwarded;
 }
 
 void RequestPipeline::OnUpdate(const engine::GenerationUpdate& update, std::string& out) {
@@ -211,31 +261,109 @@ void RequestPipeline::Complete(const engine::GenerationUpdate& update, std::stri
   parser_->Finish(sink_);
   Route(sink_.events(), out);
   result_ = builder_.Take();
-  completion_.reason = MapReason(update.reason, !result_.tool_calls.empty());
-  completion_.stop_sequence = update.stop_string;
-  completion_.usage.prompt_tokens = prompt_tokens_;
+  prompt_tokens_total_ += prompt_tokens_;
+  cached_tokens_total_ += cached_tokens_;
+  const bool failed = update.reason == engine::StopReason::kError ||
+                      update.reason == engine::StopReason::kCancelled;
+  if (!failed && Diverting() && TakeMcpCalls()) {
+    round_end_ = {update.reason, update.stop_string};
+    return;  // awaiting_tools(): the server runs them, then ContinueWithResults
+  }
+  Finish(update.reason, update.stop_string, update.error, out);
+}
+
+bool RequestPipeline::TakeMcpCalls() {
+  std::vector<parse::ToolCall> client;
+  for (parse::ToolCall& call : result_.tool_calls) {
+    (IsMcpTool(call.name) ? pending_ : client).push_back(std::move(call));
+  }
+  result_.tool_calls = std::move(client);
+  if (pending_.empty()) return false;
+  rounds_text_.push_back({result_.reasoning.value_or(""), result_.content.value_or("")});
+  return true;
+}
+
+Status RequestPipeline::ContinueWithResults(std::vector<protocol::ExecutedToolCall> results,
+                                            std::string& out) {
+  for (const protocol::ExecutedToolCall& call : results) {
+    if (encoder_) encoder_->Executed(call, out);
+  }
+  ++rounds_;
+  // The round joins the conversation: the assistant turn with its calls, then each result.
+  protocol::Message assistant;
+  assistant.role = protocol::Role::kAssistant;
+  assistant.reasoning = rounds_text_.back().first;
+  assistant.content = rounds_text_.back().second;
+  for (const parse::ToolCall& call : pending_) {
+    assistant.tool_calls.push_back({call.id, call.name, call.arguments});
+  }
+  request_.messages.push_back(std::move(assistant));
+  for (size_t i = 0; i < pending_.size() && i < results.size(); ++i) {
+    protocol::Message result;
+    result.role = protocol::Role::kTool;
+    result.tool_call_id = pending_[i].id;
+    result.name = pending_[i].name;
+    result.content = results[i].is_error ? "Error: " + results[i].output : results[i].output;
+    request_.messages.push_back(std::move(result));
+  }
+  pending_.clear();
+  executed_.insert(executed_.end(), std::make_move_iterator(results.begin()),
+                   std::make_move_iterator(results.end()));
+  if (!result_.tool_calls.empty()) {  // the client's own calls end the response
+    rounds_text_.pop_back();          // its text is the answer's
+    Finish(round_end_.reason, round_end_.stop_string, "", out);
+    return Status();
+  }
+  return StartRound();
+}
+
+// Reasoning and answer text of the rounds before the last, joined before the last round's
+// (non-streaming bodies; a stream has sent each as it came).
+void RequestPipeline::MergeRounds() {
+  const auto join = [](std::string& into, const std::string& piece) {
+    if (piece.empty()) return;
+    if (!into.empty()) into += "\n\n";
+    into += piece;
+  };
+  if (rounds_text_.empty()) return;
+  std::string reasoning, content;
+  for (const auto& [r, c] : rounds_text_) {
+    join(reasoning, r);
+    join(content, c);
+  }
+  join(reasoning, result_.reasoning.value_or(""));
+  join(content, result_.content.value_or(""));
+  if (!reasoning.empty()) result_.reasoning = std::move(reasoning);
+  if (!content.empty()) result_.content = std::move(content);
+}
+
+void RequestPipeline::Finish(engine::StopReason reason, const std::string& stop_string,
+                             const std::string& error, std::string& out) {
+  MergeRounds();
+  completion_.reason = MapReason(reason, !result_.tool_calls.empty());
+  completion_.stop_sequence = stop_string;
+  completion_.usage.prompt_tokens = prompt_tokens_total_;
   completion_.usage.completion_tokens = completion_tokens_;
-  completion_.usage.cached_tokens = cached_tokens_;
+  completion_.usage.cached_tokens = cached_tokens_total_;
   if (result_.reasoning) {
     completion_.usage.reasoning_tokens =
         std::min(completion_tokens_, engine_->CountTokens(generate_.model, *result_.reasoning));
   }
   finished_ = true;
-  const bool failed = update.reason == engine::StopReason::kError ||
-                      update.reason == engine::StopReason::kCancelled;
+  const bool failed =
+      reason == engine::StopReason::kError || reason == engine::StopReason::kCancelled;
   if (!failed) CheckAnswer();
   if (output_error_) {
     if (encoder_) encoder_->Fail(Error(ErrorCode::kInvalidArgument, *output_error_), out);
     return;
   }
   if (!encoder_) {
-    body_ = protocol::EncodeBody(request_, meta_, result_, completion_);
+    body_ = protocol::EncodeBody(request_, meta_, result_, completion_, executed_);
     if (!failed) Store(body_);
     return;
   }
-  if (update.reason == engine::StopReason::kError) {
-    encoder_->Fail(
-        Error(ErrorCode::kInternal, update.error.empty() ? "engine error" : update.error), out);
+  if (reason == engine::StopReason::kError) {
+    encoder_->Fail(Error(ErrorCode::kInternal, error.empty() ? "engine error" : error), out);
     return;
   }
   encoder_->End(completion_, out);

@@ -18,6 +18,11 @@ void EncoderBase::Event(const parse::Event& event, std::string& out) {
   if (state_ == State::kOpen) OnEvent(event, out);
 }
 
+void EncoderBase::Executed(const ExecutedToolCall& call, std::string& out) {
+  Begin(out);
+  if (state_ == State::kOpen) OnExecuted(call, out);
+}
+
 void EncoderBase::End(const parse::Completion& completion, std::string& out) {
   Begin(out);
   if (state_ != State::kOpen) return;
@@ -131,18 +136,19 @@ std::unique_ptr<StreamEncoder> MakeStreamEncoder(const ChatRequest& request,
 }
 
 std::string EncodeBody(const ChatRequest& request, const ResponseMeta& meta,
-                       const parse::ParseResult& result, const parse::Completion& completion) {
+                       const parse::ParseResult& result, const parse::Completion& completion,
+                       const std::vector<ExecutedToolCall>& executed) {
   switch (request.api) {
     case Api::kChatCompletions:
-      return internal::EncodeChatBody(request, meta, result, completion);
+      return internal::EncodeChatBody(request, meta, executed, result, completion);
     case Api::kAnthropicMessages:
-      return internal::EncodeAnthropicBody(request, meta, result, completion);
+      return internal::EncodeAnthropicBody(request, meta, executed, result, completion);
     case Api::kResponses:
-      return internal::EncodeResponsesBody(request, meta, result, completion);
+      return internal::EncodeResponsesBody(request, meta, executed, result, completion);
     case Api::kCompletions:
-      return internal::EncodeCompletionsBody(request, meta, result, completion);
+      return internal::EncodeCompletionsBody(request, meta, executed, result, completion);
   }
-  return internal::EncodeChatBody(request, meta, result, completion);
+  return internal::EncodeChatBody(request, meta, executed, result, completion);
 }
 
 }  // namespace crux::protocol

@@ -190,6 +190,28 @@ Status ReadStop(const Json& body, std::string_view key, ChatRequest& request) {
   return Status();
 }
 
+// `mcp_tools`: true (every MCP tool), false (off), or server / tool names.
+Status ReadMcpTools(const Json& body, ChatRequest& request) {
+  const Json* mcp = Member(body, "mcp_tools");
+  if (mcp == nullptr) return Status();
+  const auto invalid = [] {
+    return MustBe("mcp_tools", "true, false, or an array of MCP server or tool names");
+  };
+  if (mcp->is_boolean()) {
+    if (mcp->get<bool>()) request.mcp_tools.emplace();
+    return Status();
+  }
+  if (!mcp->is_array()) return invalid();
+  std::vector<std::string> names;
+  for (const Json& name : *mcp) {
+    if (!name.is_string() || name.get_ref<const std::string&>().empty()) return invalid();
+    names.push_back(name.get<std::string>());
+  }
+  if (names.empty()) return invalid();
+  request.mcp_tools = std::move(names);
+  return Status();
+}
+
 Status ReadExtensions(const Json& body, ChatRequest& request) {
   CRUX_PROTO_TRY(ReadOptBool(body, "enable_thinking", "enable_thinking", request.enable_thinking));
   if (const Json* kwargs = Member(body, "chat_template_kwargs")) {
@@ -205,7 +227,7 @@ Status ReadExtensions(const Json& body, ChatRequest& request) {
   CRUX_PROTO_TRY(
       ReadOptString(body, "reasoning_parser", "reasoning_parser", request.reasoning_parser));
   CRUX_PROTO_TRY(ReadOptString(body, "tool_call_parser", "tool_call_parser", request.tool_parser));
-  return Status();
+  return ReadMcpTools(body, request);
 }
 
 Status ReadTools(const Json& body, const ToolDialect& dialect, ChatRequest& request) {

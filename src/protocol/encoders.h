@@ -21,12 +21,14 @@ class EncoderBase : public StreamEncoder {
  public:
   void Begin(std::string& out) final;
   void Event(const parse::Event& event, std::string& out) final;
+  void Executed(const ExecutedToolCall& call, std::string& out) final;
   void End(const parse::Completion& completion, std::string& out) final;
   void Fail(const Error& error, std::string& out) final;
 
  protected:
   virtual void OnBegin(std::string& out) = 0;
   virtual void OnEvent(const parse::Event& event, std::string& out) = 0;
+  virtual void OnExecuted(const ExecutedToolCall& call, std::string& out) = 0;
   // `completion.reason` is never kCancelled or kError here.
   virtual void OnEnd(const parse::Completion& completion, std::string& out) = 0;
   virtual void OnFail(const Error& error, std::string& out) = 0;
@@ -74,6 +76,7 @@ Error CompletionError(const parse::Completion& completion);
 std::unique_ptr<StreamEncoder> MakeCompletionsStreamEncoder(const ChatRequest& request,
                                                             const ResponseMeta& meta);
 std::string EncodeCompletionsBody(const ChatRequest& request, const ResponseMeta& meta,
+                                  const std::vector<ExecutedToolCall>& executed,
                                   const parse::ParseResult& result,
                                   const parse::Completion& completion);
 std::unique_ptr<StreamEncoder> MakeChatStreamEncoder(const ChatRequest& request,
@@ -84,11 +87,14 @@ std::unique_ptr<StreamEncoder> MakeResponsesStreamEncoder(const ChatRequest& req
                                                           const ResponseMeta& meta);
 
 std::string EncodeChatBody(const ChatRequest& request, const ResponseMeta& meta,
+                           const std::vector<ExecutedToolCall>& executed,
                            const parse::ParseResult& result, const parse::Completion& completion);
 std::string EncodeAnthropicBody(const ChatRequest& request, const ResponseMeta& meta,
+                                const std::vector<ExecutedToolCall>& executed,
                                 const parse::ParseResult& result,
                                 const parse::Completion& completion);
 std::string EncodeResponsesBody(const ChatRequest& request, const ResponseMeta& meta,
+                                const std::vector<ExecutedToolCall>& executed,
                                 const parse::ParseResult& result,
                                 const parse::Completion& completion);
 

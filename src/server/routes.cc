@@ -41,6 +41,12 @@ Route RouteFor(std::string_view target) {
     route.resource = Resource::kTokenize;
   } else if (target == "/detokenize") {
     route.resource = Resource::kDetokenize;
+  } else if (target == "/v1/mcp/tools" || target == "/mcp/tools") {
+    route.resource = Resource::kMcpTools;
+  } else if (target == "/v1/mcp/servers" || target == "/mcp/servers") {
+    route.resource = Resource::kMcpServers;
+  } else if (target == "/v1/mcp/execute" || target == "/mcp/execute") {
+    route.resource = Resource::kMcpExecute;
   } else if (target == "/v1/responses" || target == "/responses") {
     route = {Resource::kApi, protocol::Api::kResponses, ""};
   } else if (under("/responses/", route.id)) {
@@ -57,6 +63,7 @@ std::string_view AllowFor(Resource resource) {
     case Resource::kApi:
     case Resource::kTokenize:
     case Resource::kDetokenize:
+    case Resource::kMcpExecute:
       return "POST, OPTIONS";
     case Resource::kStoredResponse:
       return "GET, HEAD, DELETE, OPTIONS";
@@ -70,6 +77,7 @@ bool Allows(Resource resource, http::verb method) {
     case Resource::kApi:
     case Resource::kTokenize:
     case Resource::kDetokenize:
+    case Resource::kMcpExecute:
       return method == http::verb::post;
     case Resource::kStoredResponse:
       return method == http::verb::get || method == http::verb::head ||

@@ -21,6 +21,9 @@ enum class Resource {
   kStoredResponse,
   kTokenize,
   kDetokenize,
+  kMcpTools,
+  kMcpServers,
+  kMcpExecute,
 };
 
 struct Route {

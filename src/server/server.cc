@@ -217,9 +217,15 @@ Server::Server(ServerConfig config, engine::Engine& engine) : impl_(std::make_un
   }
   const ServerConfig& c = impl_->state.config;
   impl_->state.hosts = HostPolicy::For(c.host, c.allowed_hosts, c.cors_origins);
+  if (c.mcp) {
+    // The manager bounds concurrent calls; the pool only keeps waiting ones off I/O threads.
+    const int threads = std::max(c.mcp->config().max_concurrency, 4);
+    impl_->state.tool_pool = std::make_unique<net::thread_pool>(threads);
+  }
 }
 
 Server::~Server() {
+  if (impl_->state.tool_pool) impl_->state.tool_pool->join();
   if (impl_->spare_fd >= 0) ::close(impl_->spare_fd);
 }
 

@@ -20,6 +20,7 @@
 
 #include "crux/pipeline/pipeline.h"
 #include "crux/protocol/codec.h"
+#include "server/mcp_endpoints.h"
 #include "server/routes.h"
 #include "server/update_queue.h"
 
@@ -75,6 +76,23 @@ struct Watch {
   bool gone = false;
   bool half_closed = false;
   std::string data;  // bytes of a pipelined request, for the next read
+};
+
+// The generation of the current round: the MCP tool loop replaces it between rounds, and
+// cancelling cancels whichever runs.
+class RoundGeneration final : public engine::Generation {
+ public:
+  explicit RoundGeneration(std::unique_ptr<engine::Generation> generation)
+      : generation_(std::move(generation)) {}
+  void Cancel() override {
+    if (generation_) generation_->Cancel();
+  }
+  void Replace(std::unique_ptr<engine::Generation> generation) {
+    generation_ = std::move(generation);
+  }
+
+ private:
+  std::unique_ptr<engine::Generation> generation_;
 };
 
 class Session {
@@ -267,7 +285,8 @@ class Session {
                                 "' is not supported; send the body uncompressed"};
       }
     }
-    if (header.method() == http::verb::post && route.resource == Resource::kApi) {
+    if (header.method() == http::verb::post &&
+        (route.resource == Resource::kApi || route.resource == Resource::kMcpExecute)) {
       auto it = header.find(http::field::content_type);
       const auto type =
           it == header.end() ? std::nullopt : std::optional<std::string_view>(it->value());
@@ -305,7 +324,7 @@ class Session {
             "/v1/completions\n",
             "text/plain; charset=utf-8");
       case Resource::kHealth:
-        co_return co_await WriteJson(http::status::ok, R"({"status":"ok"})", true);
+        co_return co_await WriteJson(http::status::ok, HealthBody(), true);
       case Resource::kMetrics:
         co_return co_await WriteText(http::status::ok, MetricsText(),
                                      "text/plain; version=0.0.4; charset=utf-8");
@@ -322,6 +341,11 @@ class Session {
       case Resource::kDetokenize:
         if (!Authorized(req)) co_return co_await WriteAuthError(route.api, req);
         co_return co_await HandleTokens(req, route.resource == Resource::kTokenize);
+      case Resource::kMcpTools:
+      case Resource::kMcpServers:
+        co_return co_await HandleMcpListing(req, route.resource);
+      case Resource::kMcpExecute:
+        co_return co_await HandleMcpExecute(req);
       case Resource::kNone:
         break;
     }
@@ -424,6 +448,42 @@ class Session {
     return out;
   }
 
+  // GET /v1/mcp/tools and /v1/mcp/servers.
+  net::awaitable<bool> HandleMcpListing(const Request& req, Resource resource) {
+    if (!Authorized(req)) co_return co_await WriteAuthError(protocol::Api::kChatCompletions, req);
+    std::string body = resource == Resource::kMcpTools ? McpToolsBody(state_.config.mcp.get())
+                                                       : McpServersBody(state_.config.mcp.get());
+    co_return co_await WriteJson(http::status::ok, std::move(body), true);
+  }
+
+  std::string HealthBody() const {
+    if (!state_.config.mcp) return R"({"status":"ok"})";
+    return R"({"status":"ok","mcp":)" + McpHealthJson(state_.config.mcp.get()) + "}";
+  }
+
+  // POST /v1/mcp/execute: one call through the executor (policy, limits, timeout, output
+  // cap, audit), on the tool pool so a slow tool never holds an I/O thread.
+  net::awaitable<bool> HandleMcpExecute(const Request& req) {
+    const protocol::Api api = protocol::Api::kChatCompletions;
+    if (!Authorized(req)) co_return co_await WriteAuthError(api, req);
+    if (!state_.config.mcp) {
+      co_return co_await WriteError(api, 503, "MCP not configured. Start server with --mcp-config");
+    }
+    if (state_.config.api_key.empty() && !state_.config.mcp_allow_unauthenticated) {
+      co_return co_await WriteError(
+          api, 403,
+          "/v1/mcp/execute runs tools on this machine, so it needs an API key: start crux serve "
+          "with --api-key (or --mcp-allow-unauthenticated to allow it without one)");
+    }
+    Expected<McpCall> call = DecodeMcpCall(req.body());
+    if (!call.ok()) co_return co_await WriteError(api, call.error());
+    std::shared_ptr<mcp::Manager> manager = state_.config.mcp;
+    McpCall request = std::move(*call);
+    mcp::ExecResult result = co_await net::co_spawn(
+        state_.tool_pool->get_executor(), ExecuteOneOnPool(manager, request), net::use_awaitable);
+    co_return co_await WriteJson(http::status::ok, McpExecuteBody(request, result), true);
+  }
+
   // llama-server's /tokenize ({"content", "add_special", "parse_special", "with_pieces"} →
   // {"tokens"}) and /detokenize ({"tokens"} → {"content"}), on the default model.
   net::awaitable<bool> HandleTokens(const Request& req, bool tokenize) {
@@ -521,6 +581,11 @@ class Session {
                                     .count(),
                                 requested_model};
     request.model = *engine_model;
+    if (request.mcp_tools) {
+      if (std::optional<std::pair<int, Error>> refused = McpLoopRefusal(req, request)) {
+        co_return co_await WriteError(api, refused->first, refused->second.message());
+      }
+    }
     auto created =
         pipeline::RequestPipeline::Create(request, state_.config.pipeline, meta, *state_.engine);
     if (!created.ok()) co_return co_await WriteError(api, created.error());
@@ -538,18 +603,75 @@ class Session {
     state_.metrics.Prepared(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - received).count());
     state_.metrics.GenerationStarted();
-    std::unique_ptr<engine::Generation> generation = std::move(*submitted);
+    RoundGeneration generation(std::move(*submitted));
     generation_open_ = true;
     active_queue_ = queue;
     bool keep = false;
     if (request.stream) {
-      keep = co_await Stream(pipe, *queue, *generation);
+      keep = co_await Stream(pipe, *queue, generation);
     } else {
-      keep = co_await Complete(pipe, *queue, *generation, api);
+      keep = co_await Complete(pipe, *queue, generation, api);
     }
     active_queue_.reset();
     EndGeneration(pipe);
     co_return keep;
+  }
+
+  // Whether a request that asks for the tool loop may have it; adds the MCP tools when so.
+  std::optional<std::pair<int, Error>> McpLoopRefusal(const Request& req,
+                                                      protocol::ChatRequest& request) {
+    const auto refuse = [](int status, std::string message) {
+      return std::make_pair(status, Error(ErrorCode::kInvalidArgument, std::move(message)));
+    };
+    if (!state_.config.mcp) {
+      return refuse(400, "mcp_tools: MCP is not configured (start crux serve with --mcp-config)");
+    }
+    if (!state_.config.mcp_tool_loop) {
+      return refuse(400,
+                    "mcp_tools: the server-side tool loop is off (start crux serve with "
+                    "--mcp-tool-loop)");
+    }
+    if (state_.config.api_key.empty() && !state_.config.mcp_allow_unauthenticated) {
+      return refuse(403,
+                    "mcp_tools runs tools on this machine, so it needs an API key: start "
+                    "crux serve with --api-key (or --mcp-allow-unauthenticated)");
+    }
+    (void)req;
+    if (Status added = AddMcpTools(*state_.config.mcp, request); !added.ok()) {
+      return std::make_pair(400, added.error());
+    }
+    return std::nullopt;
+  }
+
+  // Coroutines the tool pool runs. Their parameters are copies held in their own frames (a
+  // capturing coroutine lambda would read its captures from a closure that is gone).
+  static net::awaitable<std::vector<protocol::ExecutedToolCall>> ExecuteOnPool(
+      std::shared_ptr<mcp::Manager> manager, std::vector<parse::ToolCall> calls) {
+    co_return ExecuteMcpCalls(*manager, calls);
+  }
+  static net::awaitable<mcp::ExecResult> ExecuteOneOnPool(std::shared_ptr<mcp::Manager> manager,
+                                                          McpCall call) {
+    co_return manager->Execute(call.tool_name, call.arguments);
+  }
+
+  // The tool loop: runs the round's MCP calls on the tool pool, hands the results to the
+  // pipeline and submits the next round into the same queue (or ends the response).
+  net::awaitable<void> RunTools(pipeline::RequestPipeline& pipe, UpdateQueue& queue,
+                                RoundGeneration& generation, std::string& out) {
+    std::shared_ptr<mcp::Manager> manager = state_.config.mcp;
+    std::vector<protocol::ExecutedToolCall> results = co_await net::co_spawn(
+        state_.tool_pool->get_executor(), ExecuteOnPool(manager, pipe.pending_tool_calls()),
+        net::use_awaitable);
+    Status next = pipe.ContinueWithResults(std::move(results), out);
+    if (next.ok() && !pipe.finished()) {
+      auto submitted = state_.engine->Submit(pipe.generate_request(), queue.shared_from_this());
+      if (submitted.ok()) {
+        generation.Replace(std::move(*submitted));
+      } else {
+        next = submitted.error();
+      }
+    }
+    if (!next.ok()) pipe.Fail(next.error(), out);
   }
 
   Clock::time_point Deadline() const { return start_ + Seconds(state_.config.request_timeout_s); }
@@ -643,7 +765,7 @@ class Session {
   }
 
   net::awaitable<bool> Stream(pipeline::RequestPipeline& pipe, UpdateQueue& queue,
-                              engine::Generation& generation) {
+                              RoundGeneration& generation) {
     state_.metrics.StreamStarted();
     StreamTimes times;
     times.deadline = times.write_limit = Deadline();
@@ -664,6 +786,7 @@ class Session {
       for (const auto& update : batch_)
         pipe.OnUpdate(update, out);
       if (queue.overflowed()) break;
+      if (pipe.awaiting_tools()) co_await RunTools(pipe, queue, generation, out);
       StopIfLate(pipe, generation, times.deadline, end, out);
       if (pipe.finished() && !last_events) {
         last_events = true;
@@ -774,7 +897,7 @@ class Session {
   }
 
   net::awaitable<bool> Complete(pipeline::RequestPipeline& pipe, UpdateQueue& queue,
-                                engine::Generation& generation, protocol::Api api) {
+                                RoundGeneration& generation, protocol::Api api) {
     const auto deadline = Deadline();
     auto watch = StartWatch(queue);
     std::string unused;
@@ -782,6 +905,7 @@ class Session {
       queue.Drain(batch_);
       for (const auto& update : batch_)
         pipe.OnUpdate(update, unused);
+      if (pipe.awaiting_tools()) co_await RunTools(pipe, queue, generation, unused);
       if (pipe.finished()) break;
       co_await Wait(queue, deadline);
     }

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,6 +28,8 @@ struct ServerState {
   size_t max_connections = 0;             // the cap in force (resolved at Listen)
   std::atomic<bool> draining{false};      // a graceful shutdown has begun
   std::atomic<bool> trim_pending{false};  // a return of freed memory to the system is due
+  // Runs MCP tool calls, which block, off the I/O threads (set when config.mcp is).
+  std::unique_ptr<boost::asio::thread_pool> tool_pool;
 };
 
 enum class SessionMode : uint8_t {

@@ -9,6 +9,9 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "crux/base/error.h"
 #include "crux/chat_template/template.h"
@@ -36,6 +39,9 @@ struct PipelineConfig {
   bool tool_call_promotion = true;
   // The model's chat template (--chat-template); null: the ChatML rendering of RenderPrompt.
   std::shared_ptr<const chat_template::Template> chat_template = nullptr;
+  // The MCP tool loop: rounds of server-run tool calls per request (the MCP config's
+  // max_tool_calls). A round past it returns its calls to the client as ordinary tool calls.
+  int max_tool_rounds = 10;
 };
 
 // Renders the canonical request into prompt text. A plain ChatML rendering (system, user,
@@ -101,14 +107,35 @@ class RequestPipeline {
   // What the parsers noticed so far (lone reasoning end markers, promoted tool calls).
   parse::OutputParserStats parse_stats() const { return parser_->stats(); }
 
+  // The MCP tool loop (a request whose mcp_tool_names the server filled). Calls to those
+  // tools are not streamed as tool calls. A round that ends with some leaves the pipeline
+  // awaiting them (not finished): the server runs pending_tool_calls() and hands the results,
+  // in the same order, to ContinueWithResults(), which reports each (stream frames into
+  // `out`; non-streaming: the body's record), appends the round's assistant turn and the
+  // results to the conversation, and prepares the next round's generate_request() — or, when
+  // the round also called tools of the client's, ends the response with those calls. From
+  // round PipelineConfig::max_tool_rounds on, MCP calls are returned like any other call.
+  bool awaiting_tools() const { return !pending_.empty(); }
+  const std::vector<parse::ToolCall>& pending_tool_calls() const { return pending_; }
+  Status ContinueWithResults(std::vector<protocol::ExecutedToolCall> results, std::string& out);
+
  private:
   RequestPipeline() = default;
   void Route(const std::vector<parse::Event>& events, std::string& out);
   void Complete(const engine::GenerationUpdate& update, std::string& out);
+  Status StartRound();
+  bool Diverting() const;
+  bool IsMcpTool(std::string_view name) const;
+  std::optional<parse::Event> Forward(const parse::Event& event);
+  bool TakeMcpCalls();
+  void MergeRounds();
+  void Finish(engine::StopReason reason, const std::string& stop_string, const std::string& error,
+              std::string& out);
   void Store(const std::string& response_json);
   void CheckAnswer();
 
   const engine::Engine* engine_ = nullptr;  // counts reasoning tokens
+  PipelineConfig config_;
   std::shared_ptr<protocol::ResponseStore> store_;
   protocol::ChatRequest request_;
   protocol::ResponseMeta meta_;
@@ -125,6 +152,18 @@ class RequestPipeline {
   int completion_tokens_ = 0;
   int prompt_tokens_ = 0;
   int cached_tokens_ = 0;
+  int prompt_tokens_total_ = 0;  // over the rounds
+  int cached_tokens_total_ = 0;
+  // The tool loop.
+  int rounds_ = 0;                        // rounds whose calls the server ran
+  std::vector<bool> call_is_mcp_;         // this round's live calls
+  std::vector<parse::ToolCall> pending_;  // awaiting results
+  std::vector<std::pair<std::string, std::string>> rounds_text_;  // reasoning, content
+  std::vector<protocol::ExecutedToolCall> executed_;
+  struct RoundEnd {
+    engine::StopReason reason = engine::StopReason::kEndOfGeneration;
+    std::string stop_string;
+  } round_end_;
   bool finished_ = false;
   bool produced_output_ = false;
 };

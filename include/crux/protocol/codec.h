@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "crux/base/error.h"
 #include "crux/parse/events.h"
@@ -48,6 +49,19 @@ struct ResponseMeta {
 // A new response id in the protocol's style ("chatcmpl-" + 24, "msg_" + 24, "resp_" + 32).
 std::string NewResponseId(Api api);
 
+// A tool call the server ran itself (the MCP tool loop), as the encoders report it: Chat
+// Completions as a `mcp_call` delta (non-streaming: message.mcp_calls), Anthropic as an
+// `mcp_tool_use` block followed by its `mcp_tool_result` block, Responses as an `mcp_call`
+// output item.
+struct ExecutedToolCall {
+  std::string id;         // the call id the model's call got
+  std::string server;     // the MCP server
+  std::string tool;       // the tool's own name
+  std::string arguments;  // JSON text of an object
+  std::string output;     // the result as text (cut to the server's max_output_bytes)
+  bool is_error = false;  // output then says what went wrong
+};
+
 // Turns canonical events into SSE frames for one streamed response. Not thread-safe.
 class StreamEncoder {
  public:
@@ -57,6 +71,8 @@ class StreamEncoder {
   virtual void Begin(std::string& out) = 0;
   // Frames for one canonical event (reasoning/content/tool-call events).
   virtual void Event(const parse::Event& event, std::string& out) = 0;
+  // Frames for a tool call the server ran (between a round's events and the next round's).
+  virtual void Executed(const ExecutedToolCall& call, std::string& out) = 0;
   // Terminal frames: finish reason and usage, then [DONE] / message_stop /
   // response.completed (or .incomplete) with the complete output.
   virtual void End(const parse::Completion& completion, std::string& out) = 0;
@@ -74,8 +90,10 @@ std::unique_ptr<StreamEncoder> MakeStreamEncoder(const ChatRequest& request,
                                                  const ResponseMeta& meta);
 
 // The non-streaming response body.
+// `executed`: the tool calls the server ran before the final answer, in order.
 std::string EncodeBody(const ChatRequest& request, const ResponseMeta& meta,
-                       const parse::ParseResult& result, const parse::Completion& completion);
+                       const parse::ParseResult& result, const parse::Completion& completion,
+                       const std::vector<ExecutedToolCall>& executed = {});
 
 // An error before the first byte: HTTP status and the vendor's error JSON body
 // (OpenAI {"error":{"message","type","param","code"}}, Anthropic

@@ -102,6 +102,14 @@ struct ChatRequest {
   std::optional<std::string> reasoning_parser;
   std::optional<std::string> tool_parser;
 
+  // crux extension, every API: `mcp_tools` asks the server to offer the operator's MCP tools
+  // and run the model's calls to them itself, continuing generation with their results (the
+  // tool loop; `crux serve --mcp-tool-loop`). nullopt: off (false or absent); empty: every
+  // tool the server offers (true); otherwise server names or full tool names.
+  std::optional<std::vector<std::string>> mcp_tools;
+  // Set by the server, not decoded: which of `tools` are MCP tools it executes.
+  std::vector<std::string> mcp_tool_names;
+
   // Echoed by the Responses API.
   std::string instructions;
   std::string metadata_json = "{}";

@@ -10,6 +10,7 @@
 
 #include "crux/base/error.h"
 #include "crux/engine/engine.h"
+#include "crux/mcp/manager.h"
 #include "crux/pipeline/pipeline.h"
 
 namespace crux::server {
@@ -36,6 +37,14 @@ struct ServerConfig {
   std::vector<std::string> allowed_hosts;
   std::vector<std::string> cors_origins;
   pipeline::PipelineConfig pipeline;
+  // MCP tools (--mcp-config): listed at /v1/mcp/tools and /v1/mcp/servers, executed at
+  // /v1/mcp/execute. nullptr: MCP is off. Started by the caller before Run().
+  std::shared_ptr<mcp::Manager> mcp;
+  // POST /v1/mcp/execute and the tool loop run tools, so they need --api-key unless this is
+  // set.
+  bool mcp_allow_unauthenticated = false;
+  // Requests may ask for the tool loop (`mcp_tools`): --mcp-tool-loop.
+  bool mcp_tool_loop = false;
 };
 
 class Server {

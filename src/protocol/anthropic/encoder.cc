@@ -92,6 +92,22 @@ void AppendToolInput(std::string& out, std::string_view arguments) {
   }
 }
 
+// The blocks of one executed MCP call, as Anthropic's MCP connector writes them: mcp_tool_use
+// {id, name, server_name, input} and mcp_tool_result {tool_use_id, is_error, content}.
+std::vector<Json> McpBlocks(const ExecutedToolCall& call, const std::string& id) {
+  Json input = Json::parse(call.arguments, nullptr, /*allow_exceptions=*/false);
+  if (!input.is_object()) input = Json::object();
+  return {{{"type", "mcp_tool_use"},
+           {"id", id},
+           {"name", call.tool},
+           {"server_name", call.server},
+           {"input", std::move(input)}},
+          {{"type", "mcp_tool_result"},
+           {"tool_use_id", id},
+           {"is_error", call.is_error},
+           {"content", Json::array({{{"type", "text"}, {"text", call.output}}})}}};
+}
+
 class AnthropicStreamEncoder final : public EncoderBase {
  public:
   AnthropicStreamEncoder(const ChatRequest& request, const ResponseMeta& meta)
@@ -150,6 +166,16 @@ class AnthropicStreamEncoder final : public EncoderBase {
     }
   }
 
+  // An executed MCP call: its mcp_tool_use block (the whole input in content_block_start; no
+  // deltas), then its mcp_tool_result block.
+  void OnExecuted(const ExecutedToolCall& call, std::string& out) override {
+    const std::string id = ids_.Next("mcptoolu_", 24);
+    for (const Json& block : McpBlocks(call, id)) {
+      OpenBlock(Block::kServer, Dump(block), out);
+      CloseBlock(out);
+    }
+  }
+
   void OnEnd(const parse::Completion& completion, std::string& out) override {
     CloseAll(out);
     if (blocks_ == 0) {  // an answer with no output still has one (empty) text block
@@ -181,7 +207,7 @@ class AnthropicStreamEncoder final : public EncoderBase {
   }
 
  private:
-  enum class Block { kNone, kThinking, kText, kTool };
+  enum class Block { kNone, kThinking, kText, kTool, kServer };
 
   void Emit(std::string_view name, const Json& data, std::string& out) {
     AppendEvent(out, name, Dump(data));
@@ -273,6 +299,7 @@ std::unique_ptr<StreamEncoder> MakeAnthropicStreamEncoder(const ChatRequest& req
 }
 
 std::string EncodeAnthropicBody(const ChatRequest& request, const ResponseMeta& meta,
+                                const std::vector<ExecutedToolCall>& executed,
                                 const parse::ParseResult& result,
                                 const parse::Completion& completion) {
   text::IdGenerator ids(meta.id_seed);
@@ -286,6 +313,10 @@ std::string EncodeAnthropicBody(const ChatRequest& request, const ResponseMeta& 
     add_block({{"type", "thinking"},
                {"thinking", *result.reasoning},
                {"signature", ThinkingSignature::Of(*result.reasoning)}});
+  }
+  for (const ExecutedToolCall& call : executed) {
+    for (const Json& block : McpBlocks(call, ids.Next("mcptoolu_", 24)))
+      add_block(block);
   }
   if (result.content) add_block({{"type", "text"}, {"text", *result.content}});
   for (const parse::ToolCall& call : result.tool_calls) {

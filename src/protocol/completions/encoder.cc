@@ -49,6 +49,9 @@ class CompletionsStreamEncoder final : public EncoderBase {
     if (!echo_.empty()) Text(echo_, out);
   }
 
+  // A raw prompt has no tools, so the server runs none.
+  void OnExecuted(const ExecutedToolCall& /*call*/, std::string& /*out*/) override {}
+
   void OnEvent(const parse::Event& event, std::string& out) override {
     // Without parsers every event is content; anything else is written as text too, so no
     // byte of the output is lost.
@@ -99,6 +102,7 @@ std::unique_ptr<StreamEncoder> MakeCompletionsStreamEncoder(const ChatRequest& r
 }
 
 std::string EncodeCompletionsBody(const ChatRequest& request, const ResponseMeta& meta,
+                                  const std::vector<ExecutedToolCall>& /*executed*/,
                                   const parse::ParseResult& result,
                                   const parse::Completion& completion) {
   Json body = Head(request, meta);

@@ -2,8 +2,10 @@
 //
 // Stream: a role chunk, one chunk per event (deltas `reasoning_content`, `content`,
 // `tool_calls`), a chunk with the finish reason, the usage chunk (`choices: []`) when
-// stream_options.include_usage is set, then `data: [DONE]`. The per-event chunk is written
-// from a precomputed prefix and suffix, so only the delta is serialised per token.
+// stream_options.include_usage is set, then `data: [DONE]`. A tool call the server ran
+// itself (the MCP tool loop) is a chunk whose delta is {"mcp_call":{…}} (crux's extension;
+// SDKs keep unknown delta fields), between the round that made it and the next one. The per-event
+// chunk is written from a precomputed prefix and suffix, so only the delta is serialised per token.
 #include "crux/text/ids.h"
 #include "protocol/encoders.h"
 #include "protocol/errors.h"
@@ -27,6 +29,13 @@ Json UsageObject(const parse::Usage& usage) {
   u["prompt_tokens_details"] = {{"cached_tokens", usage.cached_tokens}};
   u["completion_tokens_details"] = {{"reasoning_tokens", usage.reasoning_tokens}};
   return u;
+}
+
+// {"id","server","name","arguments","output","is_error"}: one executed MCP call.
+Json ExecutedJson(const ExecutedToolCall& call) {
+  return {{"id", call.id},         {"server", call.server},
+          {"name", call.tool},     {"arguments", call.arguments},
+          {"output", call.output}, {"is_error", call.is_error}};
 }
 
 Json ChunkHead(const ChatRequest& request, const ResponseMeta& meta) {
@@ -88,6 +97,10 @@ class ChatStreamEncoder final : public EncoderBase {
         slots_.Cancel(event.index);
         return;
     }
+  }
+
+  void OnExecuted(const ExecutedToolCall& call, std::string& out) override {
+    Chunk(Dump(Json{{"mcp_call", ExecutedJson(call)}}), out);
   }
 
   void OnEnd(const parse::Completion& completion, std::string& out) override {
@@ -153,6 +166,7 @@ std::unique_ptr<StreamEncoder> MakeChatStreamEncoder(const ChatRequest& request,
 }
 
 std::string EncodeChatBody(const ChatRequest& request, const ResponseMeta& meta,
+                           const std::vector<ExecutedToolCall>& executed,
                            const parse::ParseResult& result, const parse::Completion& completion) {
   text::IdGenerator ids(meta.id_seed);
   Json message = {{"role", "assistant"}};
@@ -166,6 +180,12 @@ std::string EncodeChatBody(const ChatRequest& request, const ResponseMeta& meta,
                        {"function", {{"name", call.name}, {"arguments", call.arguments}}}});
     }
     message["tool_calls"] = std::move(calls);
+  }
+  if (!executed.empty()) {
+    Json calls = Json::array();
+    for (const ExecutedToolCall& call : executed)
+      calls.push_back(ExecutedJson(call));
+    message["mcp_calls"] = std::move(calls);
   }
   Json body = ChunkHead(request, meta);
   body["object"] = "chat.completion";

@@ -100,6 +100,17 @@ class ResponsesStreamEncoder final : public EncoderBase {
     }
   }
 
+  // An executed MCP call: its mcp_call item, added (no output yet), arguments done, then
+  // completed or failed, and done with its output.
+  void OnExecuted(const ExecutedToolCall& call, std::string& out) override {
+    OpenItem(McpCallItem(call, ItemId("mcp_", ids_)), out);
+    Json progress = Head("response.mcp_call.in_progress");
+    progress["item_id"] = Open().id;
+    progress["output_index"] = open_;
+    Emit(progress, out);
+    CloseItem(call.is_error ? "failed" : "completed", out);
+  }
+
   void OnEnd(const parse::Completion& completion, std::string& out) override {
     CloseAll(out);
     Json response = response_;
@@ -173,7 +184,7 @@ class ResponsesStreamEncoder final : public EncoderBase {
     added["output_index"] = open_;
     added["item"] = ItemJson(Open(), /*with_parts=*/false);
     Emit(added, out);
-    if (Open().type == Type::kFunctionCall) return;
+    if (Open().type == Type::kFunctionCall || Open().type == Type::kMcpCall) return;
     const PartEvents& events = EventsFor(Open());
     Json part = Head(events.part_added);
     part["item_id"] = Open().id;
@@ -213,7 +224,18 @@ class ResponsesStreamEncoder final : public EncoderBase {
   void CloseItem(std::string_view status, std::string& out) {
     OutputItem& item = Open();
     item.status = status;
-    if (item.type == Type::kFunctionCall) {
+    if (item.type == Type::kMcpCall) {
+      Json args_done = Head("response.mcp_call_arguments.done");
+      args_done["item_id"] = item.id;
+      args_done["output_index"] = open_;
+      args_done["arguments"] = item.arguments;
+      Emit(args_done, out);
+      Json result =
+          Head(status == "failed" ? "response.mcp_call.failed" : "response.mcp_call.completed");
+      result["item_id"] = item.id;
+      result["output_index"] = open_;
+      Emit(result, out);
+    } else if (item.type == Type::kFunctionCall) {
       if (status == "completed") {
         Json done = Head("response.function_call_arguments.done");
         done["item_id"] = item.id;

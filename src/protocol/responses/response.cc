@@ -56,12 +56,36 @@ Json ItemJson(const OutputItem& item, bool with_parts) {
               {"status", item.status},
               {"role", "assistant"},
               {"content", std::move(content)}};
+    case OutputItem::Type::kMcpCall: {
+      // Before it has run (output_item.added): no output yet.
+      const bool done = with_parts;
+      return {{"id", item.id},
+              {"type", "mcp_call"},
+              {"status", item.status},
+              {"server_label", item.server},
+              {"name", item.name},
+              {"arguments", item.arguments},
+              {"output", done && !item.is_error ? Json(item.output) : Json(nullptr)},
+              {"error", done && item.is_error ? Json(item.output) : Json(nullptr)}};
+    }
     case OutputItem::Type::kFunctionCall:
       break;
   }
   return {{"id", item.id},           {"type", "function_call"},
           {"status", item.status},   {"arguments", item.arguments},
           {"call_id", item.call_id}, {"name", item.name}};
+}
+
+OutputItem McpCallItem(const ExecutedToolCall& call, std::string id) {
+  OutputItem item;
+  item.type = OutputItem::Type::kMcpCall;
+  item.id = std::move(id);
+  item.server = call.server;
+  item.name = call.tool;
+  item.arguments = call.arguments;
+  item.output = call.output;
+  item.is_error = call.is_error;
+  return item;
 }
 
 Json BaseResponse(const ChatRequest& request, const ResponseMeta& meta) {
@@ -122,6 +146,7 @@ void SetOutput(Json& response, const std::vector<OutputItem>& items) {
 }
 
 std::string EncodeResponsesBody(const ChatRequest& request, const ResponseMeta& meta,
+                                const std::vector<ExecutedToolCall>& executed,
                                 const parse::ParseResult& result,
                                 const parse::Completion& completion) {
   text::IdGenerator ids(meta.id_seed);
@@ -137,6 +162,10 @@ std::string EncodeResponsesBody(const ChatRequest& request, const ResponseMeta& 
     OutputItem& item = add(OutputItem::Type::kReasoning, "rs_");
     item.text = *result.reasoning;
     item.summary = !request.reasoning_summary.empty();
+  }
+  for (const ExecutedToolCall& call : executed) {
+    OutputItem& item = items.emplace_back(McpCallItem(call, ItemId("mcp_", ids)));
+    item.status = call.is_error ? "failed" : "completed";
   }
   if (result.content) add(OutputItem::Type::kMessage, "msg_").text = *result.content;
   for (const parse::ToolCall& call : result.tool_calls) {

@@ -15,16 +15,22 @@ namespace crux::protocol::internal {
 
 // One output item as an encoder tracks it.
 struct OutputItem {
-  enum class Type { kReasoning, kMessage, kFunctionCall };
+  enum class Type { kReasoning, kMessage, kFunctionCall, kMcpCall };
   Type type = Type::kMessage;
   std::string id;                      // rs_…, msg_…, fc_…
   std::string status = "in_progress";  // in_progress | completed | incomplete
   bool summary = false;                // a reasoning item whose text is its summary
   std::string text;                    // reasoning or message text
   std::string call_id;                 // function calls
-  std::string name;
+  std::string name;                    // function and MCP calls (an MCP call: the tool's name)
   std::string arguments;
+  std::string server;  // MCP calls: the server (server_label)
+  std::string output;  // MCP calls: the result, or the error when is_error
+  bool is_error = false;
 };
+
+// The mcp_call item of a tool call the server ran.
+OutputItem McpCallItem(const ExecutedToolCall& call, std::string id);
 
 // The item as JSON; `with_parts` false gives the empty `content` of output_item.added.
 Json ItemJson(const OutputItem& item, bool with_parts = true);
