@@ -86,6 +86,37 @@ Status ReadFunctionOutput(const Json& item, const std::string& path, MessageBuil
   return Status();
 }
 
+// An mcp_call item (a tool call a server ran, as crux's tool loop reports it): the assistant's
+// call to `<server_label>__<name>` and its result, so the model sees what it did. Items
+// without a server label or name (another vendor's shapes) are skipped like hosted calls.
+Status ReadMcpCall(const Json& item, const std::string& path, MessageBuilder& builder) {
+  const Json* server = Member(item, "server_label");
+  const Json* name = Member(item, "name");
+  if (server == nullptr || name == nullptr || !server->is_string() || !name->is_string()) {
+    return Status();
+  }
+  MessageToolCall call;
+  const Json* id = Member(item, "id");
+  call.id = id != nullptr && id->is_string() ? id->get<std::string>() : path;
+  call.name = server->get<std::string>() + "__" + name->get<std::string>();
+  auto arguments = internal::ReadArguments(Member(item, "arguments"), path + ".arguments");
+  if (!arguments.ok()) return arguments.error();
+  call.arguments = std::move(*arguments);
+  builder.NoteCall(call.id, call.name);
+  AssistantFor(builder, true).tool_calls.push_back(call);
+  Message& result = builder.Add(Role::kTool);
+  result.tool_call_id = call.id;
+  result.name = call.name;
+  const Json* output = Member(item, "output");
+  const Json* error = Member(item, "error");
+  if (error != nullptr && error->is_string()) {
+    result.content = "Error: " + error->get<std::string>();
+  } else if (output != nullptr && output->is_string()) {
+    result.content = output->get<std::string>();
+  }
+  return Status();
+}
+
 // A reasoning item's text: its reasoning_text content, else its summary texts.
 Status ReadReasoning(const Json& item, const std::string& path, MessageBuilder& builder) {
   std::string text;
@@ -167,6 +198,7 @@ class InputReader {
     if (type == "function_call") return ReadFunctionCall(item, path, builder_);
     if (type == "function_call_output") return ReadFunctionOutput(item, path, builder_);
     if (type == "reasoning") return ReadReasoning(item, path, builder_);
+    if (type == "mcp_call") return ReadMcpCall(item, path, builder_);
     if (internal::IsMediaType(type)) {
       return Error(ErrorCode::kUnsupported,
                    path + " is " + type + " content, which is not supported (text only)");

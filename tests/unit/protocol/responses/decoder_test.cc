@@ -105,6 +105,37 @@ TEST(ResponsesDecoder, StringInputAndDefaults) {
   EXPECT_EQ(r.tool_choice.mode, ToolChoiceMode::kRequired);
 }
 
+// An mcp_call item (crux's tool loop reports executed MCP calls so) joins the conversation as
+// the assistant's call to server__tool and its result; mcp_tools reads true, a list, or off.
+TEST(ResponsesDecoder, McpCallItemsBecomeACallAndItsResult) {
+  auto r = DecodeResponses(R"({"model":"m","mcp_tools":["fs"],"input":[
+    {"type":"message","role":"user","content":"read it"},
+    {"type":"mcp_call","id":"mcp_1","server_label":"fs","name":"read_text_file",
+     "arguments":"{\"path\":\"/srv/a\"}","output":"hello","error":null,"status":"completed"},
+    {"type":"mcp_call","id":"mcp_2","server_label":"fs","name":"read_text_file",
+     "arguments":"{}","output":null,"error":"denied","status":"failed"},
+    {"type":"message","role":"user","content":"thanks"}]})");
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  // user, then per item the assistant's call and its result, then user.
+  ASSERT_EQ(r->messages.size(), 6u);
+  const Message& assistant = r->messages[1];
+  EXPECT_EQ(assistant.role, Role::kAssistant);
+  ASSERT_EQ(assistant.tool_calls.size(), 1u);
+  EXPECT_EQ(assistant.tool_calls[0].name, "fs__read_text_file");
+  EXPECT_EQ(assistant.tool_calls[0].arguments, R"({"path":"/srv/a"})");
+  EXPECT_EQ(r->messages[2].role, Role::kTool);
+  EXPECT_EQ(r->messages[2].tool_call_id, "mcp_1");
+  EXPECT_EQ(r->messages[2].content, "hello");
+  EXPECT_EQ(r->messages[3].tool_calls.at(0).id, "mcp_2");
+  EXPECT_EQ(r->messages[4].content, "Error: denied");
+  ASSERT_TRUE(r->mcp_tools.has_value());
+  EXPECT_EQ(*r->mcp_tools, std::vector<std::string>{"fs"});
+  EXPECT_FALSE(DecodeResponses(R"({"model":"m","input":"x","mcp_tools":false})")->mcp_tools);
+  EXPECT_TRUE(DecodeResponses(R"({"model":"m","input":"x","mcp_tools":true})")->mcp_tools->empty());
+  EXPECT_FALSE(DecodeResponses(R"({"model":"m","input":"x","mcp_tools":[]})").ok());
+  EXPECT_FALSE(DecodeResponses(R"({"model":"m","input":"x","mcp_tools":"fs"})").ok());
+}
+
 TEST(ResponsesDecoder, RejectsBadRequestsNamingTheField) {
   const std::string base = R"({"model":"m","input":"hi")";
   const std::vector<BadRequest> cases = {
