@@ -113,6 +113,45 @@ Expected<ToolResult> ParseToolResult(Json& result) {
   return out;
 }
 
+// What the client needs of a transport; one adapter per transport.
+class Link {
+ public:
+  virtual ~Link() = default;
+  virtual Status Send(std::string_view message) = 0;
+  virtual void Close() = 0;
+  virtual pid_t pid() const = 0;
+  virtual std::string StderrTail() const = 0;           // "" where there is no stderr
+  virtual void SetProtocolVersion(std::string_view) {}  // after initialize
+};
+
+class StdioLink final : public Link {
+ public:
+  explicit StdioLink(std::unique_ptr<StdioTransport> transport)
+      : transport_(std::move(transport)) {}
+  Status Send(std::string_view message) override { return transport_->Send(message); }
+  void Close() override { transport_->Close(); }
+  pid_t pid() const override { return transport_->pid(); }
+  std::string StderrTail() const override { return transport_->StderrTail(); }
+
+ private:
+  std::unique_ptr<StdioTransport> transport_;
+};
+
+class HttpLink final : public Link {
+ public:
+  explicit HttpLink(std::unique_ptr<HttpTransport> transport) : transport_(std::move(transport)) {}
+  Status Send(std::string_view message) override { return transport_->Send(message); }
+  void Close() override { transport_->Close(); }
+  pid_t pid() const override { return 0; }
+  std::string StderrTail() const override { return {}; }
+  void SetProtocolVersion(std::string_view version) override {
+    transport_->SetProtocolVersion(std::string(version));
+  }
+
+ private:
+  std::unique_ptr<HttpTransport> transport_;
+};
+
 // One request waiting for its answer. Guarded by Client::Impl::mu_.
 struct Pending {
   std::condition_variable answered;
@@ -131,6 +170,7 @@ class Client::Impl {
   ~Impl() { Stop(); }
 
   Status Launch(const LaunchSpec& spec);
+  Status Open(const HttpSpec& spec);
   Status Initialize(Clock::time_point deadline);
   Status ListInitialTools(Clock::time_point deadline);
   Expected<Json> Call(std::string_view method, const Json& params,
@@ -168,6 +208,8 @@ class Client::Impl {
   void OnProgress(const Json& params);
   void OnClose(const Error& reason);
   void Complete(const RequestId& id, Expected<Json> outcome);
+  void Fail(const RequestId& id, const Error& error);
+  void StartWorker(std::unique_ptr<Link> link);
   void FailAllLocked(const Error& error);
   void Enqueue(std::function<void()> task);
   void WorkerLoop();
@@ -177,7 +219,7 @@ class Client::Impl {
 
   const ClientOptions options_;
   const std::string label_;  // "MCP server 'name'"
-  std::unique_ptr<StdioTransport> transport_;
+  std::unique_ptr<Link> transport_;
   ServerInfo server_info_;  // written by Initialize, before Start returns
   std::thread worker_;      // server-request replies and background re-listing
   std::once_flag stop_once_;
@@ -204,9 +246,24 @@ Status Client::Impl::Launch(const LaunchSpec& spec) {
   handlers.on_close = [this](const Error& reason) { OnClose(reason); };
   auto transport = StdioTransport::Start(spec, std::move(transport_options), std::move(handlers));
   if (!transport.ok()) return transport.error().WithContext(label_);
-  transport_ = std::move(*transport);
-  worker_ = std::thread([this] { WorkerLoop(); });
+  StartWorker(std::make_unique<StdioLink>(std::move(*transport)));
   return {};
+}
+
+Status Client::Impl::Open(const HttpSpec& spec) {
+  HttpTransport::Handlers handlers;
+  handlers.on_line = [this](std::string_view line) { OnLine(line); };
+  handlers.on_close = [this](const Error& reason) { OnClose(reason); };
+  handlers.on_request_failed = [this](const RequestId& id, const Error& error) { Fail(id, error); };
+  auto transport = HttpTransport::Start(spec, options_.http, std::move(handlers));
+  if (!transport.ok()) return transport.error().WithContext(label_);
+  StartWorker(std::make_unique<HttpLink>(std::move(*transport)));
+  return {};
+}
+
+void Client::Impl::StartWorker(std::unique_ptr<Link> link) {
+  transport_ = std::move(link);
+  worker_ = std::thread([this] { WorkerLoop(); });
 }
 
 Status Client::Impl::Initialize(Clock::time_point deadline) {
@@ -239,6 +296,7 @@ Status Client::Impl::Initialize(Clock::time_point deadline) {
   if (auto it = result->find("capabilities"); it != result->end() && it->is_object()) {
     server_info_.capabilities = std::move(*it);
   }
+  transport_->SetProtocolVersion(version);
   return transport_->Send(EncodeNotification("notifications/initialized", nullptr));
 }
 
@@ -439,6 +497,17 @@ void Client::Impl::Complete(const RequestId& id, Expected<Json> outcome) {
   Log("dropped an answer to request " + RequestIdText(id) + ", which is not pending");
 }
 
+// A transport's report that request `id` will get no answer; nothing when it already has one.
+void Client::Impl::Fail(const RequestId& id, const Error& error) {
+  std::lock_guard lock(mu_);
+  const auto* number = std::get_if<int64_t>(&id);
+  const auto it = number != nullptr ? pending_.find(*number) : pending_.end();
+  if (it == pending_.end()) return;
+  it->second->outcome = error.WithContext(label_);
+  it->second->answered.notify_one();
+  pending_.erase(it);
+}
+
 void Client::Impl::OnNotification(const Notification& notification) {
   if (notification.method == "notifications/tools/list_changed") {
     {
@@ -551,6 +620,19 @@ Expected<std::unique_ptr<Client>> Client::Start(const LaunchSpec& spec, ClientOp
   const auto deadline = Clock::now() + options.startup_timeout;
   auto impl = std::make_unique<Impl>(std::move(options));
   Status status = impl->Launch(spec);
+  if (status.ok()) status = impl->Initialize(deadline);
+  if (status.ok()) status = impl->ListInitialTools(deadline);
+  if (!status.ok()) {
+    impl->Stop();
+    return status.error();
+  }
+  return std::unique_ptr<Client>(new Client(std::move(impl)));
+}
+
+Expected<std::unique_ptr<Client>> Client::Connect(const HttpSpec& spec, ClientOptions options) {
+  const auto deadline = Clock::now() + options.startup_timeout;
+  auto impl = std::make_unique<Impl>(std::move(options));
+  Status status = impl->Open(spec);
   if (status.ok()) status = impl->Initialize(deadline);
   if (status.ok()) status = impl->ListInitialTools(deadline);
   if (!status.ok()) {

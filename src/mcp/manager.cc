@@ -136,26 +136,26 @@ Status Manager::Launch(Slot& slot) {
     slot.state = ServerState::kStarting;
     slot.last_launch = Clock::now();
   }
-  Expected<std::unique_ptr<Client>> started =
-      Error(ErrorCode::kUnsupported, "MCP server '" + server.name +
-                                         "': Streamable HTTP servers are not supported yet "
-                                         "(configure a stdio command)");
   for (const std::string& warning : SecurityWarnings(server, security_))
     Log(1, warning);
-  Expected<std::string> command = ResolveCommand(server.command, security_);
-  if (server.transport == Transport::kStdio && !command.ok()) {
+  ClientOptions options;
+  options.server_name = server.name;
+  options.startup_timeout = Millis(config_.startup_timeout_s);
+  options.request_timeout = Millis(config_.default_timeout_s);
+  options.on_log = [this, name = server.name](std::string_view line) {
+    Log(1, "MCP server '" + name + "': " + std::string(line));
+  };
+  Expected<std::unique_ptr<Client>> started = std::unique_ptr<Client>();
+  if (server.transport == Transport::kHttp) {
+    HttpSpec spec{server.url, {server.headers.begin(), server.headers.end()}};
+    started = Client::Connect(spec, std::move(options));
+  } else if (Expected<std::string> command = ResolveCommand(server.command, security_);
+             !command.ok()) {
     started = command.error().WithContext("MCP server '" + server.name + "'");
-  } else if (server.transport == Transport::kStdio) {
+  } else {
     LaunchSpec spec{*command, server.args, {}, server.cwd};
     for (const auto& [key, value] : server.env)
       spec.env.emplace_back(key, value);
-    ClientOptions options;
-    options.server_name = server.name;
-    options.startup_timeout = Millis(config_.startup_timeout_s);
-    options.request_timeout = Millis(config_.default_timeout_s);
-    options.on_log = [this, name = server.name](std::string_view line) {
-      Log(1, "MCP server '" + name + "': " + std::string(line));
-    };
     started = Client::Start(spec, std::move(options));
   }
   std::lock_guard<std::mutex> lock(slot.mutex);

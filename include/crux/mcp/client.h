@@ -1,7 +1,9 @@
-// An MCP client for one server over stdio, in the legacy (2025-11-25) era that every
-// installable reference server speaks.
+// An MCP client for one server over stdio or Streamable HTTP, in the legacy (2025-11-25) era
+// that every installable reference server speaks.
 //
-// Start() launches the server and runs the handshake:
+// Start() launches the server (stdio), Connect() reaches it at a URL (HttpTransport: one POST
+// per message, JSON or SSE answers, Mcp-Session-Id and MCP-Protocol-Version); both then run
+// the same handshake and everything below is the same for both transports:
 //   initialize {protocolVersion "2025-11-25", capabilities {}, clientInfo}
 //   → the answered version must be one of kSupportedProtocolVersions, else the server is shut
 //     down and Start fails (kUnsupported)
@@ -19,8 +21,10 @@
 //     after the call began. A call that times out gets notifications/cancelled; its late
 //     progress and late response are dropped.
 // When the server dies (or its stdout ends), pending and later calls fail with kUnavailable
-// naming the server, its exit status and the tail of its stderr. A client does not restart
-// its server: make a new one.
+// naming the server, its exit status and the tail of its stderr. Over HTTP the same happens
+// when the server cannot be reached or its session expired (404); an HTTP error answering one
+// request fails that call alone. A client does not restart its server or renew a session:
+// make a new one.
 //
 // Error shapes of tools/call. A result with isError:true is a value (ToolResult::is_error);
 // a JSON-RPC error response is an Error tagged kServerErrorTag whose message starts
@@ -45,6 +49,7 @@
 #include <vector>
 
 #include "crux/base/error.h"
+#include "crux/mcp/http_transport.h"
 #include "crux/mcp/jsonrpc.h"
 #include "crux/mcp/stdio_transport.h"
 
@@ -91,7 +96,8 @@ struct ClientOptions {
   std::chrono::milliseconds startup_timeout{10000};  // spawn + initialize + the first listing
   std::chrono::milliseconds request_timeout{60000};  // tools/list pages and other requests
   int max_timeout_factor = 4;  // progress extends a call's deadline up to this × its timeout
-  StdioOptions transport;
+  StdioOptions transport;      // Start() only
+  HttpOptions http;            // Connect() only
   // After each completed re-listing, with the new generation: on the client's worker thread
   // (list_changed), or on the thread that called RefreshTools().
   std::function<void(uint64_t generation)> on_tools_changed;
@@ -106,6 +112,12 @@ class Client {
   // kUnavailable when it died, kUnsupported for a protocol version crux does not speak.
   static Expected<std::unique_ptr<Client>> Start(const LaunchSpec& spec,
                                                  ClientOptions options = {});
+
+  // Connects to a Streamable HTTP server and runs the same handshake (startup_timeout bounds
+  // it). kInvalidArgument for a malformed URL or header, kUnsupported for https (no TLS in
+  // this build), kUnavailable when the server cannot be reached, and as Start otherwise.
+  static Expected<std::unique_ptr<Client>> Connect(const HttpSpec& spec,
+                                                   ClientOptions options = {});
 
   // Stops the server (Stop()).
   ~Client();
@@ -131,11 +143,12 @@ class Client {
   const ServerInfo& server_info() const;
   // False once the server has died or Stop() ran.
   bool alive() const;
-  // The server's pid, which is also its process-group id.
+  // The server's pid, which is also its process-group id; 0 for an HTTP server.
   pid_t pid() const;
 
   // Fails pending calls (kCancelled), then shuts the server down (close stdin, SIGTERM,
-  // SIGKILL: see StdioTransport). Idempotent; blocks up to about 4 s for a stubborn server.
+  // SIGKILL: see StdioTransport) or ends the HTTP session (DELETE, at most about 1 s).
+  // Idempotent; blocks up to about 4 s for a stubborn server.
   void Stop();
 
  private:
