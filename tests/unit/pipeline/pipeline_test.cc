@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "crux/engine/mock_engine.h"
 #include "crux/protocol/response_store.h"
@@ -53,6 +54,17 @@ class PipelineTest : public ::testing::Test {
     u.reason = reason;
     p.OnUpdate(u, out);
     return out;
+  }
+
+  // A Chat Completions request whose tools named in `mcp` are MCP tools the server runs.
+  std::unique_ptr<RequestPipeline> MakeLoop(const std::string& body, std::vector<std::string> mcp,
+                                            PipelineConfig config) {
+    auto request = protocol::DecodeChatCompletions(body);
+    EXPECT_TRUE(request.ok()) << request.error().message();
+    request->mcp_tool_names = std::move(mcp);
+    auto created = RequestPipeline::Create(*request, config, {"id", 1, "m"}, *engine_);
+    EXPECT_TRUE(created.ok()) << created.error().message();
+    return created.ok() ? std::move(*created) : nullptr;
   }
 
   std::unique_ptr<RequestPipeline> MakeResponses(const std::string& body,
@@ -335,6 +347,87 @@ TEST_F(PipelineTest, ResponsesAreStoredAsTheClientSawThem) {
   Run(*unstored, "y");
   EXPECT_FALSE(config.response_store->Get("resp_d").has_value());
   EXPECT_NE(unstored->Body().find("\"store\":false"), std::string::npos);
+}
+
+constexpr const char* kLoopTools =
+    R"("tools":[{"type":"function","function":{"name":"fs__read","parameters":{"type":"object"}}},)"
+    R"({"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}}])";
+
+std::string LoopCall(const std::string& name) {
+  return "<tool_call>{\"name\": \"" + name + "\", \"arguments\": {\"path\": \"a\"}}</tool_call>";
+}
+
+protocol::ExecutedToolCall Executed(const parse::ToolCall& call, std::string output) {
+  return {call.id, "fs", "read", call.arguments, std::move(output), false};
+}
+
+// An MCP call stays out of the stream; the client's call after it is renumbered to index 0;
+// the round ends with the executed call reported, then the client's call (tool_calls).
+TEST_F(PipelineTest, TheToolLoopKeepsMcpCallsOutOfTheStream) {
+  auto p = MakeLoop(
+      std::string(R"({"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}],)") +
+          kLoopTools + "}",
+      {"fs__read"}, Parsers("", "hermes"));
+  ASSERT_NE(p, nullptr);
+  const std::string round = Run(*p, LoopCall("fs__read") + LoopCall("get_weather"));
+  EXPECT_EQ(round.find("fs__read"), std::string::npos) << round;
+  EXPECT_NE(round.find(R"("tool_calls":[{"index":0,"id":)"), std::string::npos) << round;
+  EXPECT_NE(round.find("get_weather"), std::string::npos);
+  ASSERT_TRUE(p->awaiting_tools());
+  EXPECT_FALSE(p->finished());
+  ASSERT_EQ(p->pending_tool_calls().size(), 1u);
+  EXPECT_EQ(p->pending_tool_calls()[0].name, "fs__read");
+  std::string out;
+  ASSERT_TRUE(
+      p->ContinueWithResults({Executed(p->pending_tool_calls()[0], "file text")}, out).ok());
+  EXPECT_TRUE(p->finished());
+  EXPECT_NE(out.find(R"({"mcp_call":{)"), std::string::npos) << out;
+  EXPECT_NE(out.find(R"("output":"file text")"), std::string::npos);
+  EXPECT_NE(out.find(R"("finish_reason":"tool_calls")"), std::string::npos) << out;
+}
+
+// Rounds continue while every call is an MCP call: the next prompt carries the result, and
+// the body lists the executed calls before the answer.
+TEST_F(PipelineTest, TheToolLoopContinuesWithTheResultsInTheConversation) {
+  auto p = MakeLoop(std::string(R"({"model":"m","messages":[{"role":"user","content":"hi"}],)") +
+                        kLoopTools + "}",
+                    {"fs__read"}, Parsers("", "hermes"));
+  ASSERT_NE(p, nullptr);
+  Run(*p, "Looking." + LoopCall("fs__read"));
+  ASSERT_TRUE(p->awaiting_tools());
+  std::string out;
+  ASSERT_TRUE(
+      p->ContinueWithResults({Executed(p->pending_tool_calls()[0], "RESULT-42")}, out).ok());
+  EXPECT_FALSE(p->finished());
+  EXPECT_NE(p->generate_request().prompt.find("RESULT-42"), std::string::npos);
+  Run(*p, "Done.");
+  ASSERT_TRUE(p->finished());
+  const auto body = nlohmann::json::parse(p->Body());
+  const auto& message = body["choices"][0]["message"];
+  EXPECT_EQ(message["content"], "Looking.\n\nDone.");
+  EXPECT_EQ(message["mcp_calls"][0]["output"], "RESULT-42");
+  EXPECT_EQ(body["choices"][0]["finish_reason"], "stop");
+  EXPECT_EQ(body["usage"]["prompt_tokens"], 14) << "both rounds' prompts count";
+}
+
+// Past max_tool_rounds, an MCP call is returned to the client like any other.
+TEST_F(PipelineTest, TheToolLoopStopsAtMaxToolRounds) {
+  PipelineConfig config = Parsers("", "hermes");
+  config.max_tool_rounds = 1;
+  auto p = MakeLoop(std::string(R"({"model":"m","messages":[{"role":"user","content":"hi"}],)") +
+                        kLoopTools + "}",
+                    {"fs__read"}, config);
+  ASSERT_NE(p, nullptr);
+  Run(*p, LoopCall("fs__read"));
+  std::string out;
+  ASSERT_TRUE(p->ContinueWithResults({Executed(p->pending_tool_calls()[0], "x")}, out).ok());
+  Run(*p, LoopCall("fs__read"));
+  EXPECT_FALSE(p->awaiting_tools());
+  ASSERT_TRUE(p->finished());
+  const auto body = nlohmann::json::parse(p->Body());
+  EXPECT_EQ(body["choices"][0]["finish_reason"], "tool_calls");
+  EXPECT_EQ(body["choices"][0]["message"]["tool_calls"][0]["function"]["name"], "fs__read");
+  EXPECT_EQ(body["choices"][0]["message"]["mcp_calls"].size(), 1u);
 }
 
 }  // namespace
