@@ -237,7 +237,9 @@ std::vector<OfferedTool> Manager::OfferedBy(Slot& slot) const {
   const auto once = [&](int level, const std::string& key, const std::string& message) {
     if (slot.reported.insert(key).second) Log(level, message);
   };
-  for (const ToolInfo& tool : *slot.client->Tools()) {
+  // The snapshot stays alive for the loop (a re-listing may replace the client's list).
+  const std::shared_ptr<const std::vector<ToolInfo>> tools = slot.client->Tools();
+  for (const ToolInfo& tool : *tools) {
     const std::string full = slot.config.name + "__" + tool.name;
     if (!IsFunctionName(full)) {
       once(1, "name:" + full,

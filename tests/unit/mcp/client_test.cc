@@ -366,7 +366,8 @@ TEST(McpClient, PagingListChangedAndJsonRpcErrors) {
   ASSERT_NE(client, nullptr);
   auto names = [&] {
     std::string out;
-    for (const ToolInfo& tool : *client->Tools())
+    const auto tools = client->Tools();  // alive for the loop
+    for (const ToolInfo& tool : *tools)
       out += tool.name + " ";
     return out;
   };
