@@ -1,6 +1,7 @@
 #include "server/mcp_endpoints.h"
 
 #include <algorithm>
+#include <thread>
 
 #include "crux/parse/tool_spec.h"
 #include "crux/text/json_dump.h"
@@ -143,29 +144,46 @@ Status AddMcpTools(const mcp::Manager& manager, protocol::ChatRequest& request) 
   return Status();
 }
 
+namespace {
+
+protocol::ExecutedToolCall ExecuteMcpCall(mcp::Manager& manager, const parse::ToolCall& call) {
+  protocol::ExecutedToolCall result;
+  result.id = call.id;
+  result.arguments = call.arguments;
+  if (const auto split = mcp::SplitToolName(call.name)) {
+    result.server = std::string(split->first);
+    result.tool = std::string(split->second);
+  }
+  Expected<Json> arguments =
+      text::ParseJson<Json>(call.arguments.empty() ? "{}" : call.arguments, kLimits);
+  if (!arguments.ok() || !arguments->is_object()) {
+    result.is_error = true;
+    result.output = "the arguments of " + call.name + " are not a JSON object";
+    return result;
+  }
+  mcp::ExecResult executed = manager.Execute(call.name, *arguments);
+  result.output = std::move(executed.text);
+  result.is_error = executed.is_error;
+  return result;
+}
+
+}  // namespace
+
 std::vector<protocol::ExecutedToolCall> ExecuteMcpCalls(mcp::Manager& manager,
                                                         const std::vector<parse::ToolCall>& calls) {
-  std::vector<protocol::ExecutedToolCall> results;
-  for (const parse::ToolCall& call : calls) {
-    protocol::ExecutedToolCall result;
-    result.id = call.id;
-    result.arguments = call.arguments;
-    if (const auto split = mcp::SplitToolName(call.name)) {
-      result.server = std::string(split->first);
-      result.tool = std::string(split->second);
-    }
-    Expected<Json> arguments =
-        text::ParseJson<Json>(call.arguments.empty() ? "{}" : call.arguments, kLimits);
-    if (!arguments.ok() || !arguments->is_object()) {
-      result.is_error = true;
-      result.output = "the arguments of " + call.name + " are not a JSON object";
-    } else {
-      mcp::ExecResult executed = manager.Execute(call.name, *arguments);
-      result.output = std::move(executed.text);
-      result.is_error = executed.is_error;
-    }
-    results.push_back(std::move(result));
+  std::vector<protocol::ExecutedToolCall> results(calls.size());
+  if (calls.size() == 1) {
+    results[0] = ExecuteMcpCall(manager, calls[0]);
+    return results;
   }
+  // A round's calls run at once; the manager's limits bound how many reach a server.
+  std::vector<std::thread> threads;
+  threads.reserve(calls.size());
+  for (size_t i = 0; i < calls.size(); ++i) {
+    threads.emplace_back([&, i] { results[i] = ExecuteMcpCall(manager, calls[i]); });
+  }
+  for (std::thread& thread : threads)
+    thread.join();
   return results;
 }
 

@@ -46,8 +46,9 @@ std::string McpExecuteBody(const McpCall& call, const mcp::ExecResult& result);
 // name that matches no offered server or tool, or a client tool of the same name.
 Status AddMcpTools(const mcp::Manager& manager, protocol::ChatRequest& request);
 
-// Runs a round's calls to MCP tools, one after another, through the manager (policy, limits,
-// timeouts, output cap, audit); results in the same order. A call whose arguments are not a
+// Runs a round's calls to MCP tools at once (one thread each; the manager's concurrency limits
+// apply) through the manager (policy, limits, timeouts, output cap, audit); results in the
+// calls' order. A call whose arguments are not a
 // JSON object gets an error result.
 std::vector<protocol::ExecutedToolCall> ExecuteMcpCalls(mcp::Manager& manager,
                                                         const std::vector<parse::ToolCall>& calls);

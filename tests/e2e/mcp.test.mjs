@@ -29,6 +29,12 @@ function writeScripts(dir, root) {
       call('fs__read_text_file', { path: note }),
       'The note says: crux was here.',
     ],
+    // Two calls in one round: they run at once, and are reported in the model's order.
+    'fs-two': [
+      call('fs__write_file', { path: path.join(root, 'a.txt'), content: 'A' }) +
+        call('fs__write_file', { path: path.join(root, 'b.txt'), content: 'B' }),
+      'Both written.',
+    ],
     // A call the policy refuses (a path under /etc/): an error result, then an answer.
     'fs-refused': [call('fs__read_text_file', { path: '/etc/passwd' }), 'I may not read that file.'],
     // A call to a tool the client declared: returned to the client as usual.
@@ -133,6 +139,15 @@ describe('MCP servers behind crux serve', { skip: !existsSync(modules) && 'npm c
     }
     assert.deepEqual(order, ['text', 'call:write_file', 'call:read_text_file', 'text']);
     assert.match(content, /crux was here\.$/);
+  });
+
+  test('chat completions: two calls in one round both run, reported in order', async () => {
+    const r = await openai.chat.completions.create({ model: 'fs-two', messages: user, mcp_tools: ['fs'] });
+    const calls = r.choices[0].message.mcp_calls;
+    assert.deepEqual(calls.map((c) => JSON.parse(c.arguments).content), ['A', 'B']);
+    assert.equal(readFileSync(path.join(root, 'a.txt'), 'utf8'), 'A');
+    assert.equal(readFileSync(path.join(root, 'b.txt'), 'utf8'), 'B');
+    assert.equal(r.choices[0].message.content, 'Both written.');
   });
 
   test('chat completions: a refused call goes back to the model as an error', async () => {
