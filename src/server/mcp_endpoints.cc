@@ -164,6 +164,7 @@ protocol::ExecutedToolCall ExecuteMcpCall(mcp::Manager& manager, const parse::To
   mcp::ExecResult executed = manager.Execute(call.name, *arguments);
   result.output = std::move(executed.text);
   result.is_error = executed.is_error;
+  result.duration_ms = executed.duration_ms;
   return result;
 }
 

@@ -53,6 +53,12 @@ class Metrics {
   void ConnectionOpened() { ++open_connections_; }
   void ConnectionClosed() { --open_connections_; }
   void ConnectionRefused() { ++connections_refused_; }
+  // One MCP tool call (POST /v1/mcp/execute or the tool loop): refused or failed calls count
+  // as errors; the time is the call's own.
+  void McpCall(bool is_error, double seconds) {
+    ++(is_error ? mcp_call_errors_ : mcp_calls_ok_);
+    mcp_call_.Observe(seconds);
+  }
 
   std::string Render() const;
 
@@ -72,6 +78,9 @@ class Metrics {
   Histogram duration_;
   Histogram ttfb_;
   Histogram prepare_;
+  std::atomic<uint64_t> mcp_calls_ok_{0};
+  std::atomic<uint64_t> mcp_call_errors_{0};
+  Histogram mcp_call_;
 };
 
 }  // namespace crux::server

@@ -481,6 +481,7 @@ class Session {
     McpCall request = std::move(*call);
     mcp::ExecResult result = co_await net::co_spawn(
         state_.tool_pool->get_executor(), ExecuteOneOnPool(manager, request), net::use_awaitable);
+    state_.metrics.McpCall(result.is_error, result.duration_ms / 1000);
     co_return co_await WriteJson(http::status::ok, McpExecuteBody(request, result), true);
   }
 
@@ -662,6 +663,9 @@ class Session {
     std::vector<protocol::ExecutedToolCall> results = co_await net::co_spawn(
         state_.tool_pool->get_executor(), ExecuteOnPool(manager, pipe.pending_tool_calls()),
         net::use_awaitable);
+    for (const protocol::ExecutedToolCall& result : results) {
+      state_.metrics.McpCall(result.is_error, result.duration_ms / 1000);
+    }
     Status next = pipe.ContinueWithResults(std::move(results), out);
     if (next.ok() && !pipe.finished()) {
       auto submitted = state_.engine->Submit(pipe.generate_request(), queue.shared_from_this());

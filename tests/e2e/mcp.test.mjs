@@ -108,6 +108,9 @@ describe('MCP servers behind crux serve', { skip: !existsSync(modules) && 'npm c
     assert.equal(outside.is_error, true);
     const bad = await execute({ arguments: {} });
     assert.equal(bad.status, 400);
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    assert.match(metrics, /crux_mcp_calls_total\{result="ok"\} [1-9]/);
+    assert.match(metrics, /crux_mcp_calls_total\{result="error"\} [1-9]/);
   });
 
   test('chat completions: the loop runs both calls and answers (non-streaming)', async () => {

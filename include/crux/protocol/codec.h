@@ -54,12 +54,13 @@ std::string NewResponseId(Api api);
 // `mcp_tool_use` block followed by its `mcp_tool_result` block, Responses as an `mcp_call`
 // output item.
 struct ExecutedToolCall {
-  std::string id;         // the call id the model's call got
-  std::string server;     // the MCP server
-  std::string tool;       // the tool's own name
-  std::string arguments;  // JSON text of an object
-  std::string output;     // the result as text (cut to the server's max_output_bytes)
-  bool is_error = false;  // output then says what went wrong
+  std::string id;          // the call id the model's call got
+  std::string server;      // the MCP server
+  std::string tool;        // the tool's own name
+  std::string arguments;   // JSON text of an object
+  std::string output;      // the result as text (cut to the server's max_output_bytes)
+  bool is_error = false;   // output then says what went wrong
+  double duration_ms = 0;  // the call's own time
 };
 
 // Turns canonical events into SSE frames for one streamed response. Not thread-safe.
