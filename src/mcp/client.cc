@@ -1,6 +1,7 @@
 #include "crux/mcp/client.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <condition_variable>
 #include <deque>
@@ -15,9 +16,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kMaxToolPages = 1000;          // a server that pages forever is refused
-constexpr size_t kMaxLoggedLine = 200;       // bytes of a dropped line quoted in the log
-constexpr size_t kMaxErrorDataBytes = 1000;  // bytes of error.data quoted in an Error
+constexpr int kMaxToolPages = 1000;              // a server that pages forever is refused
+constexpr size_t kMaxLoggedLine = 200;           // bytes of a dropped line quoted in the log
+constexpr size_t kMaxErrorDataBytes = 1000;      // bytes of error.data quoted in an Error
+constexpr int64_t kUnsupportedVersion = -32022;  // 2026-07-28 UnsupportedProtocolVersionError
+constexpr std::string_view kServerInfoMeta = "io.modelcontextprotocol/serverInfo";
 
 // "1 s", "0.5 s", "90 s".
 std::string Seconds(std::chrono::milliseconds duration) {
@@ -117,18 +120,21 @@ Expected<ToolResult> ParseToolResult(Json& result) {
 class Link {
  public:
   virtual ~Link() = default;
-  virtual Status Send(std::string_view message) = 0;
+  // `headers` matter only over HTTP (the modern era's Mcp-Param-*).
+  virtual Status Send(std::string_view message, HttpTransport::Headers headers) = 0;
   virtual void Close() = 0;
   virtual pid_t pid() const = 0;
-  virtual std::string StderrTail() const = 0;           // "" where there is no stderr
-  virtual void SetProtocolVersion(std::string_view) {}  // after initialize
+  virtual std::string StderrTail() const = 0;  // "" where there is no stderr
+  virtual void SetEra(ProtocolEra, std::string_view) {}
 };
 
 class StdioLink final : public Link {
  public:
   explicit StdioLink(std::unique_ptr<StdioTransport> transport)
       : transport_(std::move(transport)) {}
-  Status Send(std::string_view message) override { return transport_->Send(message); }
+  Status Send(std::string_view message, HttpTransport::Headers) override {
+    return transport_->Send(message);
+  }
   void Close() override { transport_->Close(); }
   pid_t pid() const override { return transport_->pid(); }
   std::string StderrTail() const override { return transport_->StderrTail(); }
@@ -140,12 +146,14 @@ class StdioLink final : public Link {
 class HttpLink final : public Link {
  public:
   explicit HttpLink(std::unique_ptr<HttpTransport> transport) : transport_(std::move(transport)) {}
-  Status Send(std::string_view message) override { return transport_->Send(message); }
+  Status Send(std::string_view message, HttpTransport::Headers headers) override {
+    return transport_->Send(message, std::move(headers));
+  }
   void Close() override { transport_->Close(); }
   pid_t pid() const override { return 0; }
   std::string StderrTail() const override { return {}; }
-  void SetProtocolVersion(std::string_view version) override {
-    transport_->SetProtocolVersion(std::string(version));
+  void SetEra(ProtocolEra era, std::string_view version) override {
+    transport_->SetEra(era, std::string(version));
   }
 
  private:
@@ -161,6 +169,37 @@ struct Pending {
   Clock::duration timeout;
 };
 
+// One request as the client sends it, through every input_required round.
+struct Outgoing {
+  std::string_view method;
+  Json params = Json::object();
+  std::chrono::milliseconds timeout{0};
+  std::string what;                // names the request in errors
+  bool progress = false;           // send _meta.progressToken (the request's id)
+  HttpTransport::Headers headers;  // Mcp-Param-* (modern era, HTTP)
+};
+
+// How the probe ended.
+enum class Probed : uint8_t { kModern, kLegacy };
+
+// The `data` of a JSON-RPC error that ServerError quoted; an empty object when absent or cut.
+Json ErrorData(const Error& error) {
+  constexpr std::string_view kData = " (data: ";
+  const std::string& message = error.message();
+  const size_t at = message.find(kData);
+  if (at == std::string::npos || !message.ends_with(')')) return Json::object();
+  const size_t begin = at + kData.size();
+  Json data = Json::parse(message.begin() + static_cast<std::ptrdiff_t>(begin), message.end() - 1,
+                          nullptr, false);
+  return data.is_object() ? data : Json::object();
+}
+
+bool Contains(const Json& list, std::string_view value) {
+  if (!list.is_array()) return false;
+  return std::any_of(list.begin(), list.end(),
+                     [&](const Json& item) { return item.is_string() && item == value; });
+}
+
 }  // namespace
 
 class Client::Impl {
@@ -171,6 +210,7 @@ class Client::Impl {
 
   Status Launch(const LaunchSpec& spec);
   Status Open(const HttpSpec& spec);
+  Status Handshake(Clock::time_point deadline);
   Status Initialize(Clock::time_point deadline);
   Status ListInitialTools(Clock::time_point deadline);
   Expected<Json> Call(std::string_view method, const Json& params,
@@ -197,7 +237,24 @@ class Client::Impl {
 
  private:
   Expected<Json> Exchange(int64_t id, const std::string& line, std::chrono::milliseconds timeout,
-                          std::string_view what, bool cancellable);
+                          std::string_view what, bool cancellable,
+                          HttpTransport::Headers headers = {});
+  Expected<Json> RoundTrip(Outgoing request);
+  Expected<Json> AnswerInputs(const Json& input_requests, std::string_view what);
+  Expected<Probed> Probe(Clock::time_point deadline);
+  Expected<Probed> Discovered(Json& result);
+  Json Envelope(std::string_view version) const;
+  Json Capabilities() const;
+  int64_t NextId() {
+    std::lock_guard lock(mu_);
+    return next_id_++;
+  }
+  bool IsPending(const RequestId& id) const {
+    const auto* number = std::get_if<int64_t>(&id);
+    std::lock_guard lock(mu_);
+    return number != nullptr && pending_.contains(*number);
+  }
+  void AnswerElicitation(const mcp::Request& request);
   Expected<std::vector<ToolInfo>> ListTools(Clock::time_point deadline);
   Status AddPage(Json& result, std::vector<ToolInfo>& tools,
                  std::unordered_set<std::string>& names);
@@ -220,8 +277,9 @@ class Client::Impl {
   const ClientOptions options_;
   const std::string label_;  // "MCP server 'name'"
   std::unique_ptr<Link> transport_;
-  ServerInfo server_info_;  // written by Initialize, before Start returns
-  std::thread worker_;      // server-request replies and background re-listing
+  ServerInfo server_info_;           // written by the handshake, before Start returns
+  std::atomic<bool> modern_{false};  // the era; set by the handshake
+  std::thread worker_;               // server-request replies and background re-listing
   std::once_flag stop_once_;
   std::mutex list_mu_;  // one listing at a time
 
@@ -255,6 +313,7 @@ Status Client::Impl::Open(const HttpSpec& spec) {
   handlers.on_line = [this](std::string_view line) { OnLine(line); };
   handlers.on_close = [this](const Error& reason) { OnClose(reason); };
   handlers.on_request_failed = [this](const RequestId& id, const Error& error) { Fail(id, error); };
+  handlers.is_pending = [this](const RequestId& id) { return IsPending(id); };
   auto transport = HttpTransport::Start(spec, options_.http, std::move(handlers));
   if (!transport.ok()) return transport.error().WithContext(label_);
   StartWorker(std::make_unique<HttpLink>(std::move(*transport)));
@@ -266,10 +325,111 @@ void Client::Impl::StartWorker(std::unique_ptr<Link> link) {
   worker_ = std::thread([this] { WorkerLoop(); });
 }
 
+Json Client::Impl::Capabilities() const {
+  Json capabilities = Json::object();
+  if (options_.on_elicitation) capabilities["elicitation"] = {{"form", Json::object()}};
+  return capabilities;
+}
+
+// The _meta every modern request carries.
+Json Client::Impl::Envelope(std::string_view version) const {
+  return {{"io.modelcontextprotocol/protocolVersion", version},
+          {"io.modelcontextprotocol/clientCapabilities", Capabilities()},
+          {"io.modelcontextprotocol/clientInfo",
+           {{"name", options_.client_name}, {"version", options_.client_version}}}};
+}
+
+// Picks the era (the file comment), then runs that era's start: discover or initialize.
+Status Client::Impl::Handshake(Clock::time_point deadline) {
+  const std::string& pinned = options_.protocol_version;
+  if (!pinned.empty() && pinned != kModernProtocolVersion) return Initialize(deadline);
+  auto probed = Probe(deadline);
+  if (!probed.ok()) return StartupError(probed.error());
+  if (*probed == Probed::kModern) return {};
+  if (!pinned.empty()) {
+    return Error(ErrorCode::kUnsupported,
+                 label_ + " does not speak protocol version " + pinned + " (server/discover)");
+  }
+  transport_->SetEra(ProtocolEra::kLegacy, "");
+  Status initialized = Initialize(deadline);
+  // A modern-only server that was too slow to answer the probe refuses initialize with -32022.
+  if (initialized.ok() || ServerErrorCode(initialized.error()) != kUnsupportedVersion ||
+      !Contains(ErrorData(initialized.error()).value("supported", Json()),
+                kModernProtocolVersion)) {
+    return initialized;
+  }
+  probed = Probe(deadline);
+  if (!probed.ok()) return StartupError(probed.error());
+  if (*probed == Probed::kModern) return {};
+  return initialized;
+}
+
+// server/discover with the modern envelope; -32022 retries once with a supported version.
+Expected<Probed> Client::Impl::Probe(Clock::time_point deadline) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    transport_->SetEra(ProtocolEra::kModern, kModernProtocolVersion);
+    const Json params = {{"_meta", Envelope(kModernProtocolVersion)}};
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    const int64_t id = NextId();
+    // Over HTTP a probe that times out closes its stream; over stdio a legacy server before
+    // initialize gets nothing more (no notifications/cancelled).
+    auto result =
+        Exchange(id, EncodeRequest(id, "server/discover", params),
+                 std::min(left, options_.probe_timeout), "server/discover", transport_->pid() == 0);
+    if (result.ok()) return Discovered(*result);
+    const std::optional<int64_t> code = ServerErrorCode(result.error());
+    if (code != kUnsupportedVersion) {
+      if (!alive()) return result.error();
+      Log("legacy era (server/discover: " + result.error().message() + ")");
+      return Probed::kLegacy;
+    }
+    if (!Contains(ErrorData(result.error()).value("supported", Json()), kModernProtocolVersion)) {
+      return Error(ErrorCode::kUnsupported, label_ + " supports no protocol version crux speaks: " +
+                                                result.error().message());
+    }
+  }
+  return Error(ErrorCode::kUnsupported, label_ + " refused protocol version " +
+                                            std::string(kModernProtocolVersion) +
+                                            " although it listed it as supported");
+}
+
+// A server/discover result: modern when it is a DiscoverResult naming 2026-07-28.
+Expected<Probed> Client::Impl::Discovered(Json& result) {
+  const auto versions = result.is_object() ? result.find("supportedVersions") : result.end();
+  if (versions == result.end() || !versions->is_array()) return Probed::kLegacy;
+  if (!Contains(*versions, kModernProtocolVersion)) {
+    for (std::string_view legacy : kSupportedProtocolVersions)
+      if (Contains(*versions, legacy)) return Probed::kLegacy;
+    return Error(ErrorCode::kUnsupported, label_ + " supports only protocol versions " +
+                                              Dump(*versions) + ", which crux does not speak");
+  }
+  const Json* info = nullptr;
+  if (auto it = result.find("serverInfo"); it != result.end() && it->is_object()) info = &*it;
+  if (auto meta = result.find("_meta"); info == nullptr && meta != result.end() &&
+                                        meta->is_object() && meta->contains(kServerInfoMeta)) {
+    info = &(*meta)[std::string(kServerInfoMeta)];
+  }
+  if (info != nullptr) {
+    server_info_.name = StringMember(*info, "name");
+    server_info_.version = StringMember(*info, "version");
+  }
+  server_info_.protocol_version = kModernProtocolVersion;
+  server_info_.era = ProtocolEra::kModern;
+  server_info_.instructions = StringMember(result, "instructions");
+  if (auto it = result.find("capabilities"); it != result.end() && it->is_object()) {
+    server_info_.capabilities = std::move(*it);
+  }
+  modern_ = true;
+  return Probed::kModern;
+}
+
 Status Client::Impl::Initialize(Clock::time_point deadline) {
+  const std::string_view asked =
+      options_.protocol_version.empty() ? kProtocolVersion : options_.protocol_version;
   const Json params = {
-      {"protocolVersion", kProtocolVersion},
-      {"capabilities", Json::object()},
+      {"protocolVersion", asked},
+      {"capabilities", Capabilities()},
       {"clientInfo", {{"name", options_.client_name}, {"version", options_.client_version}}}};
   const auto timeout =
       std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
@@ -296,8 +456,8 @@ Status Client::Impl::Initialize(Clock::time_point deadline) {
   if (auto it = result->find("capabilities"); it != result->end() && it->is_object()) {
     server_info_.capabilities = std::move(*it);
   }
-  transport_->SetProtocolVersion(version);
-  return transport_->Send(EncodeNotification("notifications/initialized", nullptr));
+  transport_->SetEra(ProtocolEra::kLegacy, version);
+  return transport_->Send(EncodeNotification("notifications/initialized", nullptr), {});
 }
 
 // A handshake failure, named: a timeout gets the server's name and the tail of its stderr
@@ -367,6 +527,14 @@ Status Client::Impl::AddPage(Json& result, std::vector<ToolInfo>& tools,
   }
   for (Json& tool : result["tools"]) {
     auto info = ParseTool(tool);
+    if (info.ok() && modern_) {
+      auto params = ToolHeaderParams(info->input_schema);
+      if (!params.ok()) {
+        info = params.error().WithContext("tool '" + info->name + "'");
+      } else {
+        info->header_params = std::move(*params);
+      }
+    }
     if (!info.ok()) {
       Log("skipped " + info.error().message());
     } else if (!names.insert(info->name).second) {
@@ -394,13 +562,75 @@ Status Client::Impl::RefreshTools() {
 
 Expected<Json> Client::Impl::Call(std::string_view method, const Json& params,
                                   std::chrono::milliseconds timeout, std::string_view what) {
-  int64_t id = 0;
-  {
-    std::lock_guard lock(mu_);
-    id = next_id_++;
+  if (!modern_) {
+    const int64_t id = NextId();
+    // initialize MUST NOT be cancelled (2025-11-25 lifecycle).
+    return Exchange(id, EncodeRequest(id, method, params), timeout, what, method != "initialize");
   }
-  // initialize MUST NOT be cancelled (2025-11-25 lifecycle).
-  return Exchange(id, EncodeRequest(id, method, params), timeout, what, method != "initialize");
+  Outgoing request;
+  request.method = method;
+  request.timeout = timeout;
+  request.what = what;
+  if (params.is_object()) request.params = params;
+  return RoundTrip(std::move(request));
+}
+
+// Sends `request` (with the modern envelope in that era) and follows input_required results:
+// each round answers the inputs and retries with a new id (SEP-2322).
+Expected<Json> Client::Impl::RoundTrip(Outgoing request) {
+  const Json original = request.params;
+  for (int round = 0; round <= kMaxInputRounds; ++round) {
+    const int64_t id = NextId();
+    Json params = request.params;
+    if (request.progress) params["_meta"]["progressToken"] = id;
+    if (modern_) {
+      const Json envelope = Envelope(kModernProtocolVersion);
+      for (const auto& [key, value] : envelope.items())
+        params["_meta"][key] = value;
+    }
+    auto result = Exchange(id, EncodeRequest(id, request.method, params), request.timeout,
+                           request.what, true, request.headers);
+    if (!result.ok()) return result;
+    const std::string_view type = StringMember(*result, "resultType");
+    if (type.empty() || type == "complete") return result;
+    if (type != "input_required") {
+      return Error(ErrorCode::kUnsupported, label_ + ": " + request.what +
+                                                " answered resultType '" + std::string(type) +
+                                                "', which crux does not handle");
+    }
+    auto responses = AnswerInputs((*result)["inputRequests"], request.what);
+    if (!responses.ok()) return responses.error();
+    request.params = original;
+    request.params["inputResponses"] = std::move(*responses);
+    if (auto state = result->find("requestState"); state != result->end() && state->is_string()) {
+      request.params["requestState"] = std::move(*state);
+    }
+  }
+  return Error(ErrorCode::kLimit, label_ + ": " + request.what + " asked for input more than " +
+                                      std::to_string(kMaxInputRounds) + " times");
+}
+
+// The inputResponses for an input_required result's inputRequests, or why there are none.
+Expected<Json> Client::Impl::AnswerInputs(const Json& input_requests, std::string_view what) {
+  if (!input_requests.is_object() || input_requests.empty()) {
+    return Error(ErrorCode::kInvalidArgument,
+                 label_ + ": " + std::string(what) + " asked for input without inputRequests");
+  }
+  Json responses = Json::object();
+  for (const auto& [key, input] : input_requests.items()) {
+    const std::string_view method = StringMember(input, "method");
+    if (method != "elicitation/create" || !options_.on_elicitation) {
+      return Error(ErrorCode::kUnsupported,
+                   label_ + ": " + std::string(what) + " needs input crux cannot give: " +
+                       (method.empty() ? std::string("(no method)") : std::string(method)) + " ('" +
+                       key + "'); crux declares no capability for it");
+    }
+    const auto params = input.find("params");
+    auto answer = options_.on_elicitation(params == input.end() ? Json::object() : *params);
+    if (!answer.ok()) return answer.error().WithContext(label_ + ": " + std::string(what));
+    responses[key] = std::move(*answer);
+  }
+  return responses;
 }
 
 Expected<ToolResult> Client::Impl::CallTool(std::string_view name, const Json& arguments,
@@ -410,16 +640,21 @@ Expected<ToolResult> Client::Impl::CallTool(std::string_view name, const Json& a
     return Error(ErrorCode::kInvalidArgument,
                  "the arguments of tool '" + std::string(name) + "' are not an object");
   }
-  int64_t id = 0;
-  {
-    std::lock_guard lock(mu_);
-    id = next_id_++;
+  Outgoing request;
+  request.method = "tools/call";
+  request.params = {{"name", name},
+                    {"arguments", arguments.is_null() ? Json::object() : arguments}};
+  request.timeout = timeout;
+  request.what = "tool call '" + std::string(name) + "'";
+  request.progress = true;
+  if (modern_) {
+    const auto tools = Tools();
+    const auto tool = std::find_if(tools->begin(), tools->end(),
+                                   [&](const ToolInfo& info) { return info.name == name; });
+    if (tool != tools->end()) request.headers = ParamHeaders(tool->header_params, arguments);
   }
-  Json params = {{"name", name},
-                 {"arguments", arguments.is_null() ? Json::object() : arguments},
-                 {"_meta", {{"progressToken", id}}}};
-  const std::string what = "tool call '" + std::string(name) + "'";
-  auto result = Exchange(id, EncodeRequest(id, "tools/call", params), timeout, what, true);
+  const std::string what = request.what;
+  auto result = RoundTrip(std::move(request));
   if (!result.ok()) return result.error();
   auto parsed = ParseToolResult(*result);
   if (!parsed.ok()) return parsed.error().WithContext(label_ + ": " + what);
@@ -428,7 +663,7 @@ Expected<ToolResult> Client::Impl::CallTool(std::string_view name, const Json& a
 
 Expected<Json> Client::Impl::Exchange(int64_t id, const std::string& line,
                                       std::chrono::milliseconds timeout, std::string_view what,
-                                      bool cancellable) {
+                                      bool cancellable, HttpTransport::Headers headers) {
   auto pending = std::make_shared<Pending>();
   pending->timeout = timeout;
   pending->deadline = Clock::now() + timeout;
@@ -438,7 +673,7 @@ Expected<Json> Client::Impl::Exchange(int64_t id, const std::string& line,
     if (dead_) return *dead_;
     pending_.emplace(id, pending);
   }
-  if (Status sent = transport_->Send(line); !sent.ok()) {
+  if (Status sent = transport_->Send(line, std::move(headers)); !sent.ok()) {
     std::lock_guard lock(mu_);
     pending_.erase(id);
     if (dead_) return *dead_;
@@ -455,7 +690,7 @@ Expected<Json> Client::Impl::Exchange(int64_t id, const std::string& line,
   if (cancellable) {
     const Json params = {{"requestId", id}, {"reason", reason}};
     [[maybe_unused]] Status ignored =
-        transport_->Send(EncodeNotification("notifications/cancelled", params));
+        transport_->Send(EncodeNotification("notifications/cancelled", params), {});
   }
   return Error(ErrorCode::kTimeout, reason);
 }
@@ -534,14 +769,26 @@ void Client::Impl::OnProgress(const Json& params) {
 }
 
 void Client::Impl::OnServerRequest(const mcp::Request& request) {
+  if (request.method == "elicitation/create" && options_.on_elicitation) {
+    return Enqueue([this, request] { AnswerElicitation(request); });
+  }
   std::string reply =
       request.method == "ping"
           ? EncodeResponse(request.id, Json::object())
           : EncodeErrorResponse(request.id, kMethodNotFound, "Method not found: " + request.method);
   // Replies go out from the worker: the reader thread never blocks on a write.
   Enqueue([this, reply = std::move(reply)] {
-    if (Status sent = transport_->Send(reply); !sent.ok()) Log(sent.error().message());
+    if (Status sent = transport_->Send(reply, {}); !sent.ok()) Log(sent.error().message());
   });
+}
+
+// On the worker: the operator's answer, or an error response when it declines.
+void Client::Impl::AnswerElicitation(const mcp::Request& request) {
+  auto answer = options_.on_elicitation(request.params.value_or(Json::object()));
+  const std::string reply =
+      answer.ok() ? EncodeResponse(request.id, *answer)
+                  : EncodeErrorResponse(request.id, kInternalError, answer.error().message());
+  if (Status sent = transport_->Send(reply, {}); !sent.ok()) Log(sent.error().message());
 }
 
 // On the reader thread, possibly before Launch has stored transport_: uses only `reason`.
@@ -620,7 +867,7 @@ Expected<std::unique_ptr<Client>> Client::Start(const LaunchSpec& spec, ClientOp
   const auto deadline = Clock::now() + options.startup_timeout;
   auto impl = std::make_unique<Impl>(std::move(options));
   Status status = impl->Launch(spec);
-  if (status.ok()) status = impl->Initialize(deadline);
+  if (status.ok()) status = impl->Handshake(deadline);
   if (status.ok()) status = impl->ListInitialTools(deadline);
   if (!status.ok()) {
     impl->Stop();
@@ -633,7 +880,7 @@ Expected<std::unique_ptr<Client>> Client::Connect(const HttpSpec& spec, ClientOp
   const auto deadline = Clock::now() + options.startup_timeout;
   auto impl = std::make_unique<Impl>(std::move(options));
   Status status = impl->Open(spec);
-  if (status.ok()) status = impl->Initialize(deadline);
+  if (status.ok()) status = impl->Handshake(deadline);
   if (status.ok()) status = impl->ListInitialTools(deadline);
   if (!status.ok()) {
     impl->Stop();

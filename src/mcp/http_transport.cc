@@ -24,6 +24,8 @@ using tcp = net::ip::tcp;
 
 constexpr size_t kChunkBytes = 16384;        // one read from a response body
 constexpr size_t kMaxErrorBodyBytes = 2000;  // of an HTTP error body quoted in an Error
+constexpr std::chrono::milliseconds kDefaultRetry{1000};  // resumption without `retry:`
+constexpr std::chrono::milliseconds kMaxRetry{30000};     // a larger `retry:` is capped
 
 struct Url {
   std::string host;  // as written, brackets of an IPv6 literal removed
@@ -110,9 +112,23 @@ enum class JobKind : uint8_t {
 struct Job {
   JobKind kind = JobKind::kMessage;
   std::string body;
-  std::optional<RequestId> id;  // kRequest only
+  std::optional<RequestId> id;  // kRequest, and a kGetStream that resumes one
   uint64_t seq = 0;
+  std::string method;              // Mcp-Method (modern era)
+  std::string name;                // Mcp-Name (modern era; "" for none)
+  HttpTransport::Headers headers;  // the caller's extra headers
+  std::string last_event_id;       // a resuming kGetStream: Last-Event-ID
 };
+
+// How an SSE answer ended: what resuming it needs.
+struct StreamEnd {
+  bool sse = false;
+  std::string last_event_id;
+  int64_t retry_ms = -1;
+};
+
+// The answer was delivered: stops reading a resumed stream.
+constexpr std::string_view kAnsweredTag = "answered";
 
 // One thread with its own io_context and keep-alive connection.
 struct Worker {
@@ -160,6 +176,7 @@ struct HttpTransport::State {
   std::string session_id;
   std::string protocol_version;
   bool get_opened = false;
+  bool modern = false;
   bool stopping = false;
   bool lost = false;
 
@@ -167,9 +184,17 @@ struct HttpTransport::State {
   void AbortRequestLocked(const RequestId& id);
   void WorkerLoop(Worker& worker);
   void Perform(Worker& worker, const Job& job);
-  std::optional<Failure> Exchange(Worker& worker, const Job& job);
+  std::optional<Failure> Attempt(Worker& worker, const Job& job, StreamEnd& end);
+  std::optional<Failure> Resume(Worker& worker, const Job& job, StreamEnd end);
+  bool Pending(const RequestId& id) const {
+    return !handlers.is_pending || handlers.is_pending(id);
+  }
+  std::optional<Failure> Exchange(Worker& worker, const Job& job, StreamEnd& end);
   std::optional<Failure> Answer(Worker& worker, http::response_parser<http::buffer_body>& parser,
-                                bool session_may_expire);
+                                const Job& job, bool session_may_expire, StreamEnd& end);
+  Status ReadSse(Worker& worker, http::response_parser<http::buffer_body>& parser, const Job& job,
+                 StreamEnd& end);
+  void DeliverErrorBody(const std::string& body);
   Status ReadBody(Worker& worker, http::response_parser<http::buffer_body>& parser,
                   const std::function<Status(std::string_view)>& sink);
   http::request<http::string_body> BuildRequest(const Job& job, bool& sent_session) const;
@@ -245,22 +270,57 @@ void HttpTransport::State::WorkerLoop(Worker& worker) {
   }
 }
 
-void HttpTransport::State::Perform(Worker& worker, const Job& job) {
+// One exchange, retried once on a fresh connection when a reused one turned out stale.
+std::optional<Failure> HttpTransport::State::Attempt(Worker& worker, const Job& job,
+                                                     StreamEnd& end) {
   std::optional<Failure> failure;
   for (int attempt = 0; attempt < 2; ++attempt) {
     const bool reused = worker.stream.has_value();
     if (!reused) {
       if (beast::error_code ec = Connect(worker)) {
         worker.stream.reset();
-        failure = Failure{
+        return Failure{
             Error(ErrorCode::kUnavailable, "cannot connect to " + Name() + ": " + ec.message()),
             false, true};
-        break;
       }
     }
-    failure = Exchange(worker, job);
+    end = StreamEnd{};
+    failure = Exchange(worker, job, end);
     if (!failure || !failure->stale || !reused) break;
   }
+  return failure;
+}
+
+// SEP-1699: a request stream that ended without the answer is resumed with GET and
+// Last-Event-ID after the server's retry delay, while the client still waits.
+std::optional<Failure> HttpTransport::State::Resume(Worker& worker, const Job& job, StreamEnd end) {
+  int idle_attempts = 0;
+  while (end.sse && !end.last_event_id.empty() && idle_attempts < kMaxResumes && Pending(*job.id)) {
+    const auto delay = end.retry_ms < 0
+                           ? kDefaultRetry
+                           : std::min(kMaxRetry, std::chrono::milliseconds(end.retry_ms));
+    {
+      std::unique_lock lock(mu);
+      if (modern || wake.wait_for(lock, delay, [this] { return stopping; })) return std::nullopt;
+    }
+    Job get;
+    get.kind = JobKind::kGetStream;
+    get.id = job.id;
+    get.last_event_id = end.last_event_id;
+    StreamEnd next;
+    if (auto failure = Attempt(worker, get, next)) return failure;
+    idle_attempts = next.last_event_id == end.last_event_id ? idle_attempts + 1 : 0;
+    if (next.last_event_id.empty()) next.last_event_id = end.last_event_id;
+    if (next.retry_ms < 0) next.retry_ms = end.retry_ms;
+    end = std::move(next);
+  }
+  return std::nullopt;
+}
+
+void HttpTransport::State::Perform(Worker& worker, const Job& job) {
+  StreamEnd end;
+  std::optional<Failure> failure = Attempt(worker, job, end);
+  if (!failure && job.kind == JobKind::kRequest) failure = Resume(worker, job, std::move(end));
   {
     std::lock_guard lock(mu);
     if (stopping) return;
@@ -299,9 +359,16 @@ http::request<http::string_body> HttpTransport::State::BuildRequest(const Job& j
   {
     std::lock_guard lock(mu);
     if (!protocol_version.empty()) request.set("MCP-Protocol-Version", protocol_version);
-    if (!session_id.empty()) request.set("Mcp-Session-Id", session_id);
-    sent_session = !session_id.empty();
+    sent_session = !modern && !session_id.empty();
+    if (sent_session) request.set("Mcp-Session-Id", session_id);
+    if (modern && !get) {
+      request.set("Mcp-Method", job.method);
+      if (!job.name.empty()) request.set("Mcp-Name", job.name);
+    }
   }
+  for (const auto& [name, value] : job.headers)
+    request.set(name, value);
+  if (!job.last_event_id.empty()) request.set("Last-Event-ID", job.last_event_id);
   request.keep_alive(true);
   if (!get) {
     request.set(http::field::content_type, "application/json");
@@ -311,7 +378,8 @@ http::request<http::string_body> HttpTransport::State::BuildRequest(const Job& j
   return request;
 }
 
-std::optional<Failure> HttpTransport::State::Exchange(Worker& worker, const Job& job) {
+std::optional<Failure> HttpTransport::State::Exchange(Worker& worker, const Job& job,
+                                                      StreamEnd& end) {
   bool sent_session = false;
   auto request = BuildRequest(job, sent_session);
   worker.stream->expires_after(options.io_timeout);
@@ -341,19 +409,20 @@ std::optional<Failure> HttpTransport::State::Exchange(Worker& worker, const Job&
                    stale};
   }
   // A GET refused with 404 is a server without the GET route, not an expired session.
-  auto failure = Answer(worker, parser, sent_session && job.kind != JobKind::kGetStream);
+  auto failure = Answer(worker, parser, job, sent_session && job.kind != JobKind::kGetStream, end);
   if (failure || !parser.is_done() || !parser.keep_alive()) worker.stream.reset();
   return failure;
 }
 
 // Reads the body of an answer whose header has arrived, passing messages to on_line.
 std::optional<Failure> HttpTransport::State::Answer(
-    Worker& worker, http::response_parser<http::buffer_body>& parser, bool session_may_expire) {
+    Worker& worker, http::response_parser<http::buffer_body>& parser, const Job& job,
+    bool session_may_expire, StreamEnd& end) {
   const auto& response = parser.get();
   const unsigned status = response.result_int();
   if (const auto it = response.find("mcp-session-id"); it != response.end()) {
     std::lock_guard lock(mu);
-    if (session_id.empty()) session_id = std::string(it->value());
+    if (session_id.empty() && !modern) session_id = std::string(it->value());
   }
   const std::string type = Lower(response[http::field::content_type]);
   if (status >= 300) {
@@ -367,6 +436,7 @@ std::optional<Failure> HttpTransport::State::Answer(
     const bool expired =
         session_may_expire &&
         (status == 404 || (status == 400 && body.find("No valid session") != std::string::npos));
+    if (!expired && type.starts_with("application/json") && read.ok()) DeliverErrorBody(body);
     std::string message = Name() + " answered HTTP " + std::to_string(status);
     if (expired) message += " (the session expired)";
     if (!body.empty()) message += ": " + body;
@@ -376,10 +446,11 @@ std::optional<Failure> HttpTransport::State::Answer(
   if (parser.is_done() || status == 202 || status == 204) return std::nullopt;
   Status read;
   if (type.starts_with("text/event-stream")) {
-    SseParser sse(options.max_message_bytes, [this](std::string_view event, std::string_view data) {
-      if (event == "message") handlers.on_line(data);
-    });
-    read = ReadBody(worker, parser, [&sse](std::string_view bytes) { return sse.Feed(bytes); });
+    read = ReadSse(worker, parser, job, end);
+    if (!read.ok() && read.error().tag() == kAnsweredTag) {
+      worker.stream.reset();  // a resumed stream the server keeps open
+      return std::nullopt;
+    }
   } else if (type.starts_with("application/json")) {
     std::string body;
     read = ReadBody(worker, parser, [&](std::string_view bytes) -> Status {
@@ -396,6 +467,38 @@ std::optional<Failure> HttpTransport::State::Answer(
   }
   if (read.ok()) return std::nullopt;
   return Failure{read.error().WithContext(Name())};
+}
+
+Status HttpTransport::State::ReadSse(Worker& worker,
+                                     http::response_parser<http::buffer_body>& parser,
+                                     const Job& job, StreamEnd& end) {
+  // A resumed request stream is read only until the client has its answer.
+  const bool resumed = job.kind == JobKind::kGetStream && job.id.has_value();
+  bool answered = false;
+  SseParser sse(options.max_message_bytes, [&](std::string_view event, std::string_view data) {
+    if (event != "message") return;
+    handlers.on_line(data);
+    if (resumed && !Pending(*job.id)) answered = true;
+  });
+  end.sse = true;
+  Status read = ReadBody(worker, parser, [&](std::string_view bytes) -> Status {
+    if (Status fed = sse.Feed(bytes); !fed.ok()) return fed;
+    if (answered)
+      return Error(ErrorCode::kCancelled, "answered").WithTag(std::string(kAnsweredTag));
+    return {};
+  });
+  end.last_event_id = sse.last_event_id();
+  end.retry_ms = sse.retry_ms();
+  return read;
+}
+
+// An HTTP error whose body is a JSON-RPC error for a request (a modern server's 404 -32601 or
+// 400 -32022) answers that request.
+void HttpTransport::State::DeliverErrorBody(const std::string& body) {
+  auto message = DecodeMessage(body);
+  if (!message.ok()) return;
+  const auto* error = std::get_if<ErrorResponse>(&*message);
+  if (error != nullptr && error->id.has_value()) handlers.on_line(body);
 }
 
 Status HttpTransport::State::ReadBody(Worker& worker,
@@ -492,18 +595,39 @@ Expected<std::unique_ptr<HttpTransport>> HttpTransport::Start(const HttpSpec& sp
   return std::unique_ptr<HttpTransport>(new HttpTransport(std::move(state)));
 }
 
-Status HttpTransport::Send(std::string_view message) {
+// Mcp-Name: what a request names (SEP-2243).
+std::string NameOf(const Request& request) {
+  if (!request.params.has_value() || !request.params->is_object()) return {};
+  const char* key = request.method == "resources/read" ? "uri" : "name";
+  if (request.method != "tools/call" && request.method != "prompts/get" &&
+      request.method != "resources/read") {
+    return {};
+  }
+  const auto it = request.params->find(key);
+  return it != request.params->end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+Status HttpTransport::Send(std::string_view message, Headers headers) {
   auto decoded = DecodeMessage(message);
   if (!decoded.ok()) return decoded.error();
+  for (const auto& [name, value] : headers) {
+    if (Status checked = CheckHeader(name, value); !checked.ok()) return checked.error();
+  }
   Job job;
   job.body = std::string(message);
+  job.headers = std::move(headers);
   std::optional<RequestId> cancelled;
   if (auto* request = std::get_if<Request>(&*decoded)) {
     job.kind = JobKind::kRequest;
     job.id = std::move(request->id);
-  } else if (auto* notice = std::get_if<Notification>(&*decoded);
-             notice != nullptr && notice->method == "notifications/cancelled" &&
-             notice->params.has_value() && notice->params->is_object()) {
+    job.method = request->method;
+    job.name = NameOf(*request);
+  } else if (auto* notice = std::get_if<Notification>(&*decoded)) {
+    job.method = notice->method;
+  }
+  if (auto* notice = std::get_if<Notification>(&*decoded);
+      notice != nullptr && notice->method == "notifications/cancelled" &&
+      notice->params.has_value() && notice->params->is_object()) {
     const auto it = notice->params->find("requestId");
     if (it != notice->params->end() && it->is_number_integer()) cancelled = it->get<int64_t>();
     if (it != notice->params->end() && it->is_string()) cancelled = it->get<std::string>();
@@ -513,17 +637,20 @@ Status HttpTransport::Send(std::string_view message) {
   if (state.stopping || state.lost) {
     return Error(ErrorCode::kUnavailable, state.Name() + " is closed");
   }
-  state.EnqueueLocked(std::move(job));
+  // The modern era cancels by closing the request's stream alone.
+  if (!cancelled.has_value() || !state.modern) state.EnqueueLocked(std::move(job));
   if (cancelled.has_value()) state.AbortRequestLocked(*cancelled);
   return {};
 }
 
-void HttpTransport::SetProtocolVersion(std::string version) {
+void HttpTransport::SetEra(ProtocolEra era, std::string version) {
   State& state = *state_;
   std::lock_guard lock(state.mu);
   state.protocol_version = std::move(version);
-  if (state.options.open_get_stream && !state.get_opened && !state.session_id.empty() &&
-      !state.stopping && !state.lost) {
+  state.modern = era == ProtocolEra::kModern;
+  if (state.modern) state.session_id.clear();
+  if (!state.modern && !state.protocol_version.empty() && state.options.open_get_stream &&
+      !state.get_opened && !state.session_id.empty() && !state.stopping && !state.lost) {
     state.get_opened = true;
     Job job;
     job.kind = JobKind::kGetStream;
@@ -608,8 +735,103 @@ Status SseParser::Line(std::string_view line) {
     data_.push_back('\n');
   } else if (field == "event") {
     type_ = value;
+  } else if (field == "id" && value.find('\0') == std::string_view::npos) {
+    last_event_id_ = value;
+  } else if (field == "retry" && !value.empty() && value.size() < 10 &&
+             value.find_first_not_of("0123456789") == std::string_view::npos) {
+    retry_ms_ = std::stoll(std::string(value));
   }
-  return {};  // comments (":…"), id, retry and unknown fields
+  return {};  // comments (":…") and unknown fields
+}
+
+namespace {
+
+bool IsHeaderToken(std::string_view name) {
+  constexpr std::string_view kTokenChars =
+      "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  return !name.empty() && name.find_first_not_of(kTokenChars) == std::string_view::npos;
+}
+
+// Only primitive types other than number may be mirrored into a header (SEP-2243).
+bool HeaderableType(const Json& property) {
+  const auto type = property.find("type");
+  if (type == property.end() || !type->is_string()) return false;
+  const std::string& name = type->get_ref<const std::string&>();
+  return name == "string" || name == "integer" || name == "boolean";
+}
+
+std::string Base64(std::string_view bytes) {
+  constexpr std::string_view kAlphabet =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    uint32_t chunk = static_cast<uint32_t>(static_cast<uint8_t>(bytes[i])) << 16;
+    if (i + 1 < bytes.size())
+      chunk |= static_cast<uint32_t>(static_cast<uint8_t>(bytes[i + 1])) << 8;
+    if (i + 2 < bytes.size()) chunk |= static_cast<uint8_t>(bytes[i + 2]);
+    out += kAlphabet[(chunk >> 18) & 63];
+    out += kAlphabet[(chunk >> 12) & 63];
+    out += i + 1 < bytes.size() ? kAlphabet[(chunk >> 6) & 63] : '=';
+    out += i + 2 < bytes.size() ? kAlphabet[chunk & 63] : '=';
+  }
+  return out;
+}
+
+// Plain when every byte is visible ASCII or an inner space; else the base64 form.
+std::string HeaderValue(const std::string& text) {
+  const bool plain = std::all_of(text.begin(), text.end(),
+                                 [](unsigned char c) { return c >= 0x20 && c <= 0x7e; }) &&
+                     (text.empty() || (text.front() != ' ' && text.back() != ' '));
+  return plain ? text : "=?base64?" + Base64(text) + "?=";
+}
+
+}  // namespace
+
+Expected<std::vector<HeaderParam>> ToolHeaderParams(const Json& input_schema) {
+  std::vector<HeaderParam> params;
+  const auto properties = input_schema.find("properties");
+  if (properties == input_schema.end() || !properties->is_object()) return params;
+  std::set<std::string> seen;
+  for (const auto& [property, schema] : properties->items()) {
+    if (!schema.is_object()) continue;
+    const auto header = schema.find("x-mcp-header");
+    if (header == schema.end()) continue;
+    const std::string where = "x-mcp-header of property '" + property + "'";
+    if (!header->is_string() || !IsHeaderToken(header->get_ref<const std::string&>())) {
+      return Error(ErrorCode::kInvalidArgument,
+                   where + " is not a header name token: " + header->dump());
+    }
+    if (!HeaderableType(schema)) {
+      return Error(ErrorCode::kInvalidArgument,
+                   where + " is on a type other than string, integer or boolean");
+    }
+    const std::string& name = header->get_ref<const std::string&>();
+    if (!seen.insert(Lower(name)).second) {
+      return Error(ErrorCode::kInvalidArgument, where + " repeats the header name '" + name + "'");
+    }
+    params.push_back({property, name});
+  }
+  return params;
+}
+
+HttpTransport::Headers ParamHeaders(const std::vector<HeaderParam>& params, const Json& arguments) {
+  HttpTransport::Headers headers;
+  if (!arguments.is_object()) return headers;
+  for (const HeaderParam& param : params) {
+    const auto value = arguments.find(param.property);
+    if (value == arguments.end() || value->is_null()) continue;
+    std::string text;
+    if (value->is_string()) {
+      text = HeaderValue(value->get_ref<const std::string&>());
+    } else if (value->is_boolean() || value->is_number_integer()) {
+      text = value->dump();
+    } else {
+      continue;  // a value of the wrong type is the server's to reject
+    }
+    headers.emplace_back("Mcp-Param-" + param.header, std::move(text));
+  }
+  return headers;
 }
 
 }  // namespace crux::mcp

@@ -300,4 +300,8 @@ std::string RequestIdText(const RequestId& id) {
   return out;
 }
 
+std::string_view ProtocolEraName(ProtocolEra era) {
+  return era == ProtocolEra::kModern ? "modern" : "legacy";
+}
+
 }  // namespace crux::mcp

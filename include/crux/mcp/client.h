@@ -1,9 +1,27 @@
-// An MCP client for one server over stdio or Streamable HTTP, in the legacy (2025-11-25) era
-// that every installable reference server speaks.
+// An MCP client for one server over stdio or Streamable HTTP, in either era: the legacy
+// (2025-11-25) handshake that every installable reference server speaks, or the stateless
+// modern (2026-07-28) revision.
 //
 // Start() launches the server (stdio), Connect() reaches it at a URL (HttpTransport: one POST
-// per message, JSON or SSE answers, Mcp-Session-Id and MCP-Protocol-Version); both then run
-// the same handshake and everything below is the same for both transports:
+// per message, JSON or SSE answers, Mcp-Session-Id and MCP-Protocol-Version); both then pick
+// the era and everything below is the same for both transports.
+//
+// Era probing (unless ClientOptions::protocol_version pins one): server/discover with the
+// modern _meta envelope (protocolVersion "2026-07-28", clientCapabilities, clientInfo).
+//   - a DiscoverResult (supportedVersions naming 2026-07-28) → modern;
+//   - error -32022 (unsupported version) → modern when its data.supported names 2026-07-28:
+//     discover again with it; else kUnsupported;
+//   - any other error, a result that is no DiscoverResult, or no answer within probe_timeout →
+//     legacy. The reference servers answer -32601 at once, so this costs one round trip.
+// Modern: every request carries _meta {protocolVersion, clientCapabilities, clientInfo}; no
+// initialize, initialized, session, ping or GET stream; results carry resultType (absent means
+// "complete"); an "input_required" result (MRTR) is answered when every input it asks for is
+// one the client can give (elicitation/create with on_elicitation set) and the request is sent
+// again with a new id, inputResponses and the server's requestState echoed verbatim (at most
+// kMaxInputRounds times); else it fails with kUnsupported naming what was asked. Over HTTP the
+// requests also carry Mcp-Method, Mcp-Name and the Mcp-Param-* headers of the tool's
+// x-mcp-header parameters; a tool with an invalid x-mcp-header is left out of the list.
+// Legacy:
 //   initialize {protocolVersion "2025-11-25", capabilities {}, clientInfo}
 //   → the answered version must be one of kSupportedProtocolVersions, else the server is shut
 //     down and Start fails (kUnsupported)
@@ -11,8 +29,9 @@
 // All of it must finish within ClientOptions::startup_timeout.
 //
 // While running, the client
-//   - answers the server's `ping` with {} and every other server request with -32601 (it
-//     declares no capabilities, so it owes no roots, sampling or elicitation);
+//   - answers the server's `ping` with {}, `elicitation/create` through on_elicitation when
+//     set (then it declares the elicitation capability), and every other server request with
+//     -32601 (it declares no other capability, so it owes no roots or sampling);
 //   - re-lists all pages on notifications/tools/list_changed, in the background, then bumps
 //     tools_generation() and calls on_tools_changed (changes during a listing re-list again);
 //   - ignores logging and other notifications, and drops undecodable lines (logged);
@@ -59,6 +78,10 @@ namespace crux::mcp {
 inline constexpr std::string_view kProtocolVersion = "2025-11-25";
 inline constexpr std::array<std::string_view, 4> kSupportedProtocolVersions = {
     "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
+// The stateless revision crux probes for first.
+inline constexpr std::string_view kModernProtocolVersion = "2026-07-28";
+// How many input_required rounds one modern request may take.
+inline constexpr int kMaxInputRounds = 8;
 
 // Error::tag() of an Error made from a JSON-RPC error response.
 inline constexpr std::string_view kServerErrorTag = "mcp_server_error";
@@ -71,6 +94,7 @@ struct ToolInfo {
   Json input_schema = {{"type", "object"}};  // an object; the default when absent or not one
   std::optional<Json> output_schema;
   std::optional<Json> annotations;
+  std::vector<HeaderParam> header_params;  // x-mcp-header parameters (modern era, HTTP)
 };
 
 // The answer to tools/call (CallToolResult).
@@ -84,8 +108,9 @@ struct ToolResult {
 struct ServerInfo {
   std::string name;
   std::string version;
-  std::string protocol_version;  // the negotiated one
-  std::string instructions;      // untrusted text
+  std::string protocol_version;  // the negotiated one ("2026-07-28" in the modern era)
+  ProtocolEra era = ProtocolEra::kLegacy;
+  std::string instructions;  // untrusted text
   Json capabilities = Json::object();
 };
 
@@ -96,8 +121,16 @@ struct ClientOptions {
   std::chrono::milliseconds startup_timeout{10000};  // spawn + initialize + the first listing
   std::chrono::milliseconds request_timeout{60000};  // tools/list pages and other requests
   int max_timeout_factor = 4;  // progress extends a call's deadline up to this × its timeout
-  StdioOptions transport;      // Start() only
-  HttpOptions http;            // Connect() only
+  // "" probes the era (see above); a legacy version skips the probe and asks initialize for
+  // it; kModernProtocolVersion speaks only the modern era.
+  std::string protocol_version;
+  std::chrono::milliseconds probe_timeout{3000};  // server/discover before falling back
+  // Answers an elicitation/create request (its params; form mode) with an ElicitResult
+  // ({action, content?}); an Error declines to answer. Set, it makes crux declare the
+  // elicitation capability. Runs on a client thread (legacy) or the calling one (modern).
+  std::function<Expected<Json>(const Json& params)> on_elicitation;
+  StdioOptions transport;  // Start() only
+  HttpOptions http;        // Connect() only
   // After each completed re-listing, with the new generation: on the client's worker thread
   // (list_changed), or on the thread that called RefreshTools().
   std::function<void(uint64_t generation)> on_tools_changed;

@@ -1,5 +1,5 @@
-// The Streamable HTTP transport of MCP (the 2025-11-25 era): every JSON-RPC message crux sends
-// is its own POST to the server's one endpoint, and what comes back is fed to the client.
+// The Streamable HTTP transport of MCP, both eras: every JSON-RPC message crux sends is its own
+// POST to the server's one endpoint, and what comes back is fed to the client.
 //
 // Requests. Each POST carries `Content-Type: application/json`, `Accept: application/json,
 // text/event-stream`, the configured headers, `MCP-Protocol-Version` once SetProtocolVersion
@@ -17,14 +17,27 @@
 // protocol version is set, one worker may hold the standalone GET stream for server-initiated
 // messages (a 405 means the server offers none; the stream is not reopened when it ends).
 //
-// Failures. A request whose POST fails, or whose stream ends without its answer, is reported
-// through Handlers::on_request_failed (the client ignores it when the answer already came):
-// an HTTP error status (kUnavailable, quoting the body), a body or SSE event above
-// max_message_bytes (kLimit; memory stays bounded), a response that is neither JSON nor SSE.
-// Losing the server ends the transport through on_close (once): a failed connect, or a 404
-// (or server-everything's 400 "No valid session ID") on a POST that carried a session id,
-// which means the session expired. The GET stream failing ends nothing but that stream. Cancelling
-// a request (`notifications/cancelled` sent through Send) also closes that request's stream.
+// Resumption (legacy era only, SEP-1699). When a request's SSE stream ends without its answer
+// after an event carried an `id:`, the worker waits the stream's `retry:` milliseconds (1 s when
+// none came) and GETs the endpoint with `Last-Event-ID`; messages on that stream go to on_line
+// until Handlers::is_pending says the request is answered. At most kMaxResumes attempts in a
+// row that deliver nothing.
+//
+// The modern era (SetEra(kModern, "2026-07-28")): no session id is sent or kept, no GET stream,
+// no resumption, no DELETE; every POST also carries `Mcp-Method` (the message's method) and,
+// for tools/call and prompts/get, `Mcp-Name` (params.name), for resources/read params.uri.
+// Send's extra headers (the client's Mcp-Param-*) are added as given.
+//
+// Failures. An HTTP error whose body is a JSON-RPC error response with an id (a modern server's
+// 404 -32601, its 400 -32022) is delivered through on_line like any answer. A request whose POST
+// fails, or whose stream ends without its answer, is reported through Handlers::on_request_failed
+// (the client ignores it when the answer already came): an HTTP error status (kUnavailable, quoting
+// the body), a body or SSE event above max_message_bytes (kLimit; memory stays bounded), a response
+// that is neither JSON nor SSE. Losing the server ends the transport through on_close (once): a
+// failed connect, or a 404 (or server-everything's 400 "No valid session ID") on a POST that
+// carried a session id, which means the session expired. The GET stream failing ends nothing but
+// that stream. Cancelling a request (`notifications/cancelled` sent through Send) also closes that
+// request's stream.
 //
 // Timeouts. Connecting is bounded by connect_timeout; writing, and waiting for the answer to a
 // notification or response, by io_timeout. A request's stream stays open until it is answered
@@ -42,6 +55,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -76,7 +90,12 @@ class HttpTransport {
     std::function<void(const Error& reason)> on_close;      // once, when the server is lost
     // A request's POST ended without delivering its answer (see the file comment).
     std::function<void(const RequestId& id, const Error& error)> on_request_failed;
+    // Whether the client still waits for request `id` (resumption stops when not); null: yes.
+    std::function<bool(const RequestId& id)> is_pending;
   };
+
+  using Headers = std::vector<std::pair<std::string, std::string>>;
+  static constexpr int kMaxResumes = 5;
 
   // Parses the URL and resolves its host; connects lazily. kInvalidArgument for a malformed
   // URL, kUnsupported for https, kUnavailable when the host does not resolve.
@@ -89,11 +108,15 @@ class HttpTransport {
 
   // Queues one JSON-RPC message (without newline) to be posted. kInvalidArgument when it is
   // not one; kUnavailable after Close() or once the server was lost.
-  Status Send(std::string_view message);
+  // `headers` are added to that message's POST (checked as the configured ones are).
+  Status Send(std::string_view message, Headers headers = {});
 
-  // The negotiated version, sent as MCP-Protocol-Version from now on; also opens the GET
-  // stream when HttpOptions::open_get_stream is set and a session id is known.
-  void SetProtocolVersion(std::string version);
+  // The era and version, sent as MCP-Protocol-Version from now on ("" sends none). In the
+  // legacy era this also opens the GET stream when HttpOptions::open_get_stream is set and a
+  // session id is known; the modern era works as the file comment says.
+  void SetEra(ProtocolEra era, std::string version);
+  // SetEra(kLegacy, version).
+  void SetProtocolVersion(std::string version) { SetEra(ProtocolEra::kLegacy, std::move(version)); }
 
   // As described above. Idempotent; blocks for at most about close_timeout plus a moment.
   void Close();
@@ -108,9 +131,28 @@ class HttpTransport {
   std::unique_ptr<State> state_;
 };
 
+// One tool parameter mirrored into a request header (SEP-2243, 2026-07-28): the inputSchema
+// property and the header name its `x-mcp-header` gives (sent as `Mcp-Param-<header>`).
+struct HeaderParam {
+  std::string property;
+  std::string header;
+};
+
+// The x-mcp-header annotations of a tool's inputSchema properties, in property order. An Error
+// (kInvalidArgument) names the first invalid one: empty; not a token of visible ASCII (no
+// space, ':' or control character); on a type other than string, integer or boolean; or a
+// case-insensitive duplicate. Clients must not use such a tool.
+Expected<std::vector<HeaderParam>> ToolHeaderParams(const Json& input_schema);
+
+// The Mcp-Param-* headers for a call with `arguments`: null and absent values are left out;
+// integers and booleans as JSON text; a string as is when it is visible ASCII without leading or
+// trailing whitespace, else as "=?base64?<base64 of its UTF-8>?=".
+HttpTransport::Headers ParamHeaders(const std::vector<HeaderParam>& params, const Json& arguments);
+
 // Splits SSE (text/event-stream) bytes into events: a push state machine. Feed() takes any
 // split of the stream and calls `on_event(type, data)` for each complete event that has data
-// ("message" when the event names no type); `id:` and `retry:` fields are ignored. An event
+// ("message" when the event names no type); `id:` and `retry:` fields are kept for
+// last_event_id() and retry_ms() (what resumption needs). An event
 // (or a line) longer than `max_event_bytes` is an error (kLimit), after which the parser
 // stays failed. Work per Feed is proportional to its input.
 class SseParser {
@@ -121,14 +163,20 @@ class SseParser {
 
   Status Feed(std::string_view bytes);
 
+  // The last `id:` field seen ("" before any), and the last valid `retry:` (-1 before any).
+  const std::string& last_event_id() const { return last_event_id_; }
+  int64_t retry_ms() const { return retry_ms_; }
+
  private:
   Status Line(std::string_view line);
 
   size_t max_event_bytes_;
   EventHandler on_event_;
-  std::string line_;      // the incomplete last line
-  std::string data_;      // data lines of the current event, each followed by "\n"
-  std::string type_;      // the current event's `event:` field
+  std::string line_;  // the incomplete last line
+  std::string data_;  // data lines of the current event, each followed by "\n"
+  std::string type_;  // the current event's `event:` field
+  std::string last_event_id_;
+  int64_t retry_ms_ = -1;
   bool skip_lf_ = false;  // the last byte was "\r": a leading "\n" ends no line
   bool failed_ = false;
 };

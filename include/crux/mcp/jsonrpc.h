@@ -39,6 +39,12 @@ inline constexpr int64_t kMethodNotFound = -32601;
 inline constexpr int64_t kInvalidParams = -32602;
 inline constexpr int64_t kInternalError = -32603;
 
+// The two shapes of MCP: legacy (up to 2025-11-25: initialize handshake, sessions) and modern
+// (2026-07-28: stateless, server/discover, a _meta envelope on every request).
+enum class ProtocolEra : uint8_t { kLegacy, kModern };
+// "legacy" / "modern".
+std::string_view ProtocolEraName(ProtocolEra era);
+
 // Messages nested deeper than this many arrays and objects are refused before nlohmann
 // builds them (its copy, comparison and dump recurse once per level).
 inline constexpr int kMaxJsonDepth = 256;
