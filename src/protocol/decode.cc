@@ -348,6 +348,8 @@ Status ReadResponseFormat(const Json& body, ChatRequest& request) {
 }
 
 Status CheckToolChoice(const ChatRequest& request, std::string_view required_label) {
+  // With mcp_tools the server adds tools before the pipeline, which checks tool_choice again.
+  if (request.mcp_tools) return Status();
   const ToolChoice& choice = request.tool_choice;
   if (choice.mode == ToolChoiceMode::kRequired && request.tools.empty()) {
     return Error(ErrorCode::kInvalidArgument,

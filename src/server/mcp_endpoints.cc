@@ -141,6 +141,10 @@ Status AddMcpTools(const mcp::Manager& manager, protocol::ChatRequest& request) 
     request.tools.push_back(std::move(*spec));
     request.mcp_tool_names.push_back(tool.full_name);
   }
+  if (request.tool_choice.mode == protocol::ToolChoiceMode::kRequired && request.tools.empty()) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "tool_choice requires a tool call, but neither tools nor mcp_tools name any tool");
+  }
   return Status();
 }
 

@@ -133,6 +133,10 @@ TEST(ResponsesDecoder, McpCallItemsBecomeACallAndItsResult) {
   EXPECT_FALSE(DecodeResponses(R"({"model":"m","input":"x","mcp_tools":false})")->mcp_tools);
   EXPECT_TRUE(DecodeResponses(R"({"model":"m","input":"x","mcp_tools":true})")->mcp_tools->empty());
   EXPECT_FALSE(DecodeResponses(R"({"model":"m","input":"x","mcp_tools":[]})").ok());
+  // The server adds the MCP tools after decoding: tool_choice is checked against them then.
+  EXPECT_TRUE(
+      DecodeResponses(R"({"model":"m","input":"x","mcp_tools":true,"tool_choice":"required"})")
+          .ok());
   EXPECT_FALSE(DecodeResponses(R"({"model":"m","input":"x","mcp_tools":"fs"})").ok());
 }
 
