@@ -381,8 +381,9 @@ void AddServeCommand(CLI::App& app, std::function<int()>& run) {
       "serve",
       "Serve OpenAI Chat Completions (/v1/chat/completions), Anthropic Messages (/v1/messages)\n"
       "and OpenAI Responses (/v1/responses), plus /v1/completions, /v1/models, /tokenize, "
-      "/detokenize, /health and /metrics; a GGUF model runs in-process (--model) or scripted "
-      "output is replayed (--engine mock).");
+      "/detokenize, /health and /metrics (and /v1/mcp/tools, /v1/mcp/servers, /v1/mcp/execute "
+      "with --mcp-config); a GGUF model runs in-process (--model) or scripted output is "
+      "replayed (--engine mock).");
   AddEndpointOptions(cmd, *flags);
   AddLimitOptions(cmd, *flags);
   AddBrowserAndStoreOptions(cmd, *flags);
