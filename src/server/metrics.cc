@@ -55,6 +55,14 @@ void Metrics::RequestDone(Endpoint endpoint, int status, double seconds) {
   duration_.Observe(seconds);
 }
 
+void Metrics::RenderMcp(std::string& out) const {
+  out += "# HELP crux_mcp_calls_total MCP tool calls run by the server, by outcome.\n";
+  out += "# TYPE crux_mcp_calls_total counter\n";
+  out += "crux_mcp_calls_total{result=\"ok\"} " + std::to_string(mcp_calls_ok_.load()) + "\n";
+  out += "crux_mcp_calls_total{result=\"error\"} " + std::to_string(mcp_call_errors_.load()) + "\n";
+  mcp_call_.Render(out, "crux_mcp_call_seconds", "Time of one MCP tool call.");
+}
+
 std::string Metrics::Render() const {
   static constexpr const char* kEndpoints[] = {"chat_completions", "messages", "responses",
                                                "completions", "other"};
@@ -114,11 +122,7 @@ std::string Metrics::Render() const {
   prepare_.Render(out, "crux_request_prepare_seconds",
                   "Time from request to its submission to the engine: decoding the body, "
                   "rendering and tokenizing the prompt.");
-  out += "# HELP crux_mcp_calls_total MCP tool calls run by the server, by outcome.\n";
-  out += "# TYPE crux_mcp_calls_total counter\n";
-  out += "crux_mcp_calls_total{result=\"ok\"} " + std::to_string(mcp_calls_ok_.load()) + "\n";
-  out += "crux_mcp_calls_total{result=\"error\"} " + std::to_string(mcp_call_errors_.load()) + "\n";
-  mcp_call_.Render(out, "crux_mcp_call_seconds", "Time of one MCP tool call.");
+  RenderMcp(out);
   return out;
 }
 
