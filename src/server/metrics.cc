@@ -55,6 +55,16 @@ void Metrics::RequestDone(Endpoint endpoint, int status, double seconds) {
   duration_.Observe(seconds);
 }
 
+void Metrics::RenderHistograms(std::string& out) const {
+  duration_.Render(out, "crux_request_duration_seconds",
+                   "Time from request to complete response (handed to the socket).");
+  ttfb_.Render(out, "crux_time_to_first_byte_seconds",
+               "Time from request to the first byte of model output.");
+  prepare_.Render(out, "crux_request_prepare_seconds",
+                  "Time from request to its submission to the engine: decoding the body, "
+                  "rendering and tokenizing the prompt.");
+}
+
 void Metrics::RenderMcp(std::string& out) const {
   out += "# HELP crux_mcp_calls_total MCP tool calls run by the server, by outcome.\n";
   out += "# TYPE crux_mcp_calls_total counter\n";
@@ -115,13 +125,7 @@ std::string Metrics::Render() const {
   out += "# HELP crux_active_generations Generations in flight.\n";
   out += "# TYPE crux_active_generations gauge\n";
   out += "crux_active_generations " + std::to_string(active_generations_.load()) + "\n";
-  duration_.Render(out, "crux_request_duration_seconds",
-                   "Time from request to complete response (handed to the socket).");
-  ttfb_.Render(out, "crux_time_to_first_byte_seconds",
-               "Time from request to the first byte of model output.");
-  prepare_.Render(out, "crux_request_prepare_seconds",
-                  "Time from request to its submission to the engine: decoding the body, "
-                  "rendering and tokenizing the prompt.");
+  RenderHistograms(out);
   RenderMcp(out);
   return out;
 }

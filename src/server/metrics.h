@@ -63,6 +63,7 @@ class Metrics {
   std::string Render() const;
 
  private:
+  void RenderHistograms(std::string& out) const;
   void RenderMcp(std::string& out) const;
   static constexpr int kStatusClasses = 5;  // 1xx..5xx
   std::array<std::array<std::atomic<uint64_t>, kStatusClasses>, kEndpointCount> requests_{};
