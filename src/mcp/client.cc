@@ -863,10 +863,13 @@ Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Client::~Client() = default;
 
-Expected<std::unique_ptr<Client>> Client::Start(const LaunchSpec& spec, ClientOptions options) {
+// The handshake and the first listing over a link `open` has set up, within the startup
+// deadline; the server is stopped on any failure.
+template <class OpenLink>
+Expected<std::unique_ptr<Client>> Client::Begin(ClientOptions options, OpenLink open) {
   const auto deadline = Clock::now() + options.startup_timeout;
   auto impl = std::make_unique<Impl>(std::move(options));
-  Status status = impl->Launch(spec);
+  Status status = open(*impl);
   if (status.ok()) status = impl->Handshake(deadline);
   if (status.ok()) status = impl->ListInitialTools(deadline);
   if (!status.ok()) {
@@ -876,17 +879,12 @@ Expected<std::unique_ptr<Client>> Client::Start(const LaunchSpec& spec, ClientOp
   return std::unique_ptr<Client>(new Client(std::move(impl)));
 }
 
+Expected<std::unique_ptr<Client>> Client::Start(const LaunchSpec& spec, ClientOptions options) {
+  return Begin(std::move(options), [&](Impl& impl) { return impl.Launch(spec); });
+}
+
 Expected<std::unique_ptr<Client>> Client::Connect(const HttpSpec& spec, ClientOptions options) {
-  const auto deadline = Clock::now() + options.startup_timeout;
-  auto impl = std::make_unique<Impl>(std::move(options));
-  Status status = impl->Open(spec);
-  if (status.ok()) status = impl->Handshake(deadline);
-  if (status.ok()) status = impl->ListInitialTools(deadline);
-  if (!status.ok()) {
-    impl->Stop();
-    return status.error();
-  }
-  return std::unique_ptr<Client>(new Client(std::move(impl)));
+  return Begin(std::move(options), [&](Impl& impl) { return impl.Open(spec); });
 }
 
 Expected<ToolResult> Client::CallTool(std::string_view name, const Json& arguments,

@@ -201,10 +201,14 @@ void RequestPipeline::Route(const std::vector<parse::Event>& events, std::string
     produced_output_ = true;
     if (!encoder_) continue;
     if (Diverting() && e.index >= 0) {
-      if (const std::optional<parse::Event> forwarded = Forward(e)) {
-        encoder_->Event(*forwarded, out);
+      const int index = ForwardedIndex(e);
+      if (index < 0) continue;  // an MCP call: the server runs it
+      if (index != e.index) {
+        parse::Event renumbered = e;
+        renumbered.index = index;
+        encoder_->Event(renumbered, out);
+        continue;
       }
-      continue;
     }
     encoder_->Event(e, out);
   }
@@ -222,25 +226,23 @@ bool RequestPipeline::IsMcpTool(std::string_view name) const {
 }
 
 // Calls to MCP tools stay out of the stream (the server runs them and reports the results);
-// the client's own calls keep their order, renumbered among themselves. call_is_mcp_ mirrors
-// the parser's live calls: a cancelled call's index goes to the next one.
-std::optional<parse::Event> RequestPipeline::Forward(const parse::Event& event) {
+// the client's own calls keep their order, renumbered among themselves: the index to send, or
+// -1 for an MCP call. call_is_mcp_ mirrors the parser's live calls (a cancelled call's index
+// goes to the next one). O(live calls) per tool-call event, no allocation but at a call's start.
+int RequestPipeline::ForwardedIndex(const parse::Event& event) {
   const auto index = static_cast<size_t>(event.index);
   if (event.kind == parse::EventKind::kToolCallBegin) {
     call_is_mcp_.resize(index);
     call_is_mcp_.push_back(IsMcpTool(event.name));
   }
-  if (index >= call_is_mcp_.size()) return event;
+  if (index >= call_is_mcp_.size()) return event.index;
   const bool mcp = call_is_mcp_[index];
   const auto before =
       std::count(call_is_mcp_.begin(), call_is_mcp_.begin() + static_cast<ptrdiff_t>(index), false);
   if (event.kind == parse::EventKind::kToolCallCancel) {
     call_is_mcp_.erase(call_is_mcp_.begin() + static_cast<ptrdiff_t>(index));
   }
-  if (mcp) return std::nullopt;
-  parse::Event forwarded = event;
-  forwarded.index = static_cast<int>(before);
-  return forwarded;
+  return mcp ? -1 : static_cast<int>(before);
 }
 
 void RequestPipeline::OnUpdate(const engine::GenerationUpdate& update, std::string& out) {

@@ -187,6 +187,8 @@ class Client {
  private:
   class Impl;
   explicit Client(std::unique_ptr<Impl> impl);
+  template <class OpenLink>
+  static Expected<std::unique_ptr<Client>> Begin(ClientOptions options, OpenLink open);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -126,7 +126,7 @@ class RequestPipeline {
   Status StartRound();
   bool Diverting() const;
   bool IsMcpTool(std::string_view name) const;
-  std::optional<parse::Event> Forward(const parse::Event& event);
+  int ForwardedIndex(const parse::Event& event);
   bool TakeMcpCalls();
   void MergeRounds();
   void Finish(engine::StopReason reason, const std::string& stop_string, const std::string& error,

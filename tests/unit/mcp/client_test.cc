@@ -25,6 +25,8 @@
 #include <thread>
 #include <vector>
 
+#include "unit/mcp/peers.h"
+
 namespace crux::mcp {
 namespace {
 
@@ -32,37 +34,8 @@ namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-// Why the peers cannot run here, or "" when they can.
-const std::string& MissingPeers() {
-  static const std::string missing = [] {
-    const char* modules = std::getenv("CRUX_MCP_NODE_MODULES");
-    if (modules == nullptr || *modules == '\0')
-      return std::string("CRUX_MCP_NODE_MODULES is not set");
-    if (!fs::exists(fs::path(modules) / "@modelcontextprotocol/server-everything")) {
-      return "no @modelcontextprotocol/server-everything in " + std::string(modules) +
-             " (run npm ci in tests/e2e)";
-    }
-    const char* path = std::getenv("PATH");
-    std::string dirs = path != nullptr ? path : "";
-    for (size_t start = 0; start <= dirs.size();) {
-      size_t end = dirs.find(':', start);
-      if (end == std::string::npos) end = dirs.size();
-      const fs::path node = fs::path(dirs.substr(start, end - start)) / "node";
-      if (!node.parent_path().empty() && access(node.c_str(), X_OK) == 0) return std::string();
-      start = end + 1;
-    }
-    return std::string("node is not on PATH");
-  }();
-  return missing;
-}
-
-#define REQUIRE_PEERS()                                                           \
-  do {                                                                            \
-    if (!MissingPeers().empty()) GTEST_SKIP() << "MCP peers: " << MissingPeers(); \
-  } while (false)
-
 fs::path NodeModules() {
-  return std::getenv("CRUX_MCP_NODE_MODULES");
+  return peers::NodeModules();
 }
 
 // CRUX_MCP_FIXTURES, else beside this file (__FILE__ is absolute in the CMake build), else
@@ -136,7 +109,7 @@ class EverythingTest : public ::testing::Test {
  protected:
   static void TearDownTestSuite() { shared_.reset(); }
   void SetUp() override {
-    if (!MissingPeers().empty()) GTEST_SKIP() << "MCP peers: " << MissingPeers();
+    if (!peers::MissingPeers().empty()) GTEST_SKIP() << "MCP peers: " << peers::MissingPeers();
     if (!shared_) {
       LaunchSpec spec = Package("server-everything");
       spec.env = {{"CRUX_TEST_VARIABLE", "configured"}};

@@ -23,6 +23,7 @@
 #include "crux/mcp/client.h"
 #include "crux/mcp/http_transport.h"
 #include "crux/mcp/manager.h"
+#include "unit/mcp/peers.h"
 
 namespace crux::mcp {
 namespace {
@@ -31,28 +32,6 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
-
-const std::string& MissingPeers() {
-  static const std::string missing = [] {
-    const char* modules = std::getenv("CRUX_MCP_NODE_MODULES");
-    if (modules == nullptr || *modules == '\0')
-      return std::string("CRUX_MCP_NODE_MODULES is not set");
-    if (!fs::exists(fs::path(modules) / "@modelcontextprotocol/server-everything")) {
-      return "no @modelcontextprotocol/server-everything in " + std::string(modules);
-    }
-    const char* path = std::getenv("PATH");
-    std::string dirs = path != nullptr ? path : "";
-    for (size_t start = 0; start <= dirs.size();) {
-      size_t end = dirs.find(':', start);
-      if (end == std::string::npos) end = dirs.size();
-      const fs::path node = fs::path(dirs.substr(start, end - start)) / "node";
-      if (!node.parent_path().empty() && access(node.c_str(), X_OK) == 0) return std::string();
-      start = end + 1;
-    }
-    return std::string("node is not on PATH");
-  }();
-  return missing;
-}
 
 // A listening socket on 127.0.0.1 at a free port.
 int Listen(int& port) {
@@ -132,7 +111,7 @@ class HttpEverythingTest : public ::testing::Test {
     server_.reset();
   }
   void SetUp() override {
-    if (!MissingPeers().empty()) GTEST_SKIP() << "MCP peers: " << MissingPeers();
+    if (!peers::MissingPeers().empty()) GTEST_SKIP() << "MCP peers: " << peers::MissingPeers();
     if (!server_) {
       server_ = std::make_unique<EverythingHttp>();
       ASSERT_TRUE(server_->WaitListening()) << "server-everything did not start listening";

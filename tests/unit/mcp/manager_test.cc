@@ -16,25 +16,16 @@
 #include <thread>
 #include <vector>
 
+#include "unit/mcp/peers.h"
+
 namespace crux::mcp {
 namespace {
 
 namespace fs = std::filesystem;
 
 std::string NodeModules() {
-  const char* modules = std::getenv("CRUX_MCP_NODE_MODULES");
-  if (modules == nullptr || !fs::exists(fs::path(modules) / "@modelcontextprotocol/sdk")) {
-    return "";
-  }
-  return modules;
+  return peers::NodeModules();
 }
-
-#define REQUIRE_PEERS()                                                             \
-  do {                                                                              \
-    if (NodeModules().empty()) {                                                    \
-      GTEST_SKIP() << "MCP peers: set CRUX_MCP_NODE_MODULES (npm ci in tests/e2e)"; \
-    }                                                                               \
-  } while (false)
 
 ServerConfig NodeServer(std::string name, std::vector<std::string> args) {
   ServerConfig server;

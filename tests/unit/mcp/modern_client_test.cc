@@ -17,26 +17,13 @@
 
 #include "crux/mcp/client.h"
 #include "crux/mcp/http_transport.h"
+#include "unit/mcp/peers.h"
 
 namespace crux::mcp {
 namespace {
 
 namespace fs = std::filesystem;
 using std::chrono::seconds;
-
-std::string MissingPeers() {
-  const char* modules = std::getenv("CRUX_MCP_NODE_MODULES");
-  if (modules == nullptr || *modules == '\0') return "CRUX_MCP_NODE_MODULES is not set";
-  if (!fs::exists(fs::path(modules) / "@modelcontextprotocol/server-memory")) {
-    return "no @modelcontextprotocol/server-memory in " + std::string(modules);
-  }
-  return {};
-}
-
-#define REQUIRE_PEERS()                                                            \
-  do {                                                                             \
-    if (const std::string why = MissingPeers(); !why.empty()) GTEST_SKIP() << why; \
-  } while (false)
 
 fs::path Fixtures() {
   if (const char* dir = std::getenv("CRUX_MCP_FIXTURES")) return dir;
