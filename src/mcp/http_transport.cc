@@ -14,6 +14,8 @@
 #include <set>
 #include <thread>
 
+#include "crux/text/http.h"
+
 namespace crux::mcp {
 namespace {
 
@@ -26,59 +28,6 @@ constexpr size_t kChunkBytes = 16384;        // one read from a response body
 constexpr size_t kMaxErrorBodyBytes = 2000;  // of an HTTP error body quoted in an Error
 constexpr std::chrono::milliseconds kDefaultRetry{1000};  // resumption without `retry:`
 constexpr std::chrono::milliseconds kMaxRetry{30000};     // a larger `retry:` is capped
-
-struct Url {
-  std::string host;  // as written, brackets of an IPv6 literal removed
-  std::string port = "80";
-  std::string authority;  // the Host header
-  std::string target = "/";
-};
-
-Expected<Url> ParseUrl(std::string_view url) {
-  constexpr std::string_view kHttp = "http://";
-  auto lower = std::string(url.substr(0, 8));
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (lower.starts_with("https://")) {
-    return Error(ErrorCode::kUnsupported,
-                 "https MCP servers need TLS, which this build lacks: " + std::string(url));
-  }
-  if (!lower.starts_with(kHttp)) {
-    return Error(ErrorCode::kInvalidArgument, "not an http:// URL: " + std::string(url));
-  }
-  std::string_view rest = url.substr(kHttp.size());
-  rest = rest.substr(0, rest.find('#'));
-  const size_t slash = std::min(rest.find('/'), rest.find('?'));
-  Url out;
-  out.authority = std::string(rest.substr(0, slash));
-  if (slash != std::string_view::npos) {
-    out.target = rest[slash] == '/' ? std::string(rest.substr(slash))
-                                    : "/" + std::string(rest.substr(slash));
-  }
-  std::string_view host = out.authority;
-  if (host.empty() || host.find_first_of("@ \t\r\n") != std::string_view::npos) {
-    return Error(ErrorCode::kInvalidArgument, "a malformed host in URL " + std::string(url));
-  }
-  size_t colon = host.rfind(':');
-  if (host.front() == '[') {
-    const size_t close = host.find(']');
-    if (close == std::string_view::npos) {
-      return Error(ErrorCode::kInvalidArgument, "a malformed host in URL " + std::string(url));
-    }
-    colon = close + 1 < host.size() && host[close + 1] == ':' ? close + 1 : std::string_view::npos;
-    out.host = std::string(host.substr(1, close - 1));
-  } else {
-    out.host = std::string(host.substr(0, colon));
-  }
-  if (colon != std::string_view::npos) {
-    out.port = std::string(host.substr(colon + 1));
-    if (out.port.empty() || out.port.size() > 5 ||
-        out.port.find_first_not_of("0123456789") != std::string::npos) {
-      return Error(ErrorCode::kInvalidArgument, "a malformed port in URL " + std::string(url));
-    }
-  }
-  return out;
-}
 
 // Header names are RFC 9110 tokens; values hold no control characters but tab.
 Status CheckHeader(const std::string& name, const std::string& value) {
@@ -163,7 +112,7 @@ struct HttpTransport::State {
   HttpSpec spec;
   HttpOptions options;
   Handlers handlers;
-  Url url;
+  text::HttpUrl url;
   tcp::resolver::results_type endpoints;
 
   mutable std::mutex mu;
@@ -475,11 +424,12 @@ Status HttpTransport::State::ReadSse(Worker& worker,
   // A resumed request stream is read only until the client has its answer.
   const bool resumed = job.kind == JobKind::kGetStream && job.id.has_value();
   bool answered = false;
-  SseParser sse(options.max_message_bytes, [&](std::string_view event, std::string_view data) {
-    if (event != "message") return;
-    handlers.on_line(data);
-    if (resumed && !Pending(*job.id)) answered = true;
-  });
+  text::SseParser sse(options.max_message_bytes,
+                      [&](std::string_view event, std::string_view data) {
+                        if (event != "message") return;
+                        handlers.on_line(data);
+                        if (resumed && !Pending(*job.id)) answered = true;
+                      });
   end.sse = true;
   Status read = ReadBody(worker, parser, [&](std::string_view bytes) -> Status {
     if (Status fed = sse.Feed(bytes); !fed.ok()) return fed;
@@ -573,7 +523,7 @@ HttpTransport::~HttpTransport() {
 Expected<std::unique_ptr<HttpTransport>> HttpTransport::Start(const HttpSpec& spec,
                                                               HttpOptions options,
                                                               Handlers handlers) {
-  auto url = ParseUrl(spec.url);
+  auto url = text::ParseHttpUrl(spec.url);
   if (!url.ok()) return url.error();
   for (const auto& [name, value] : spec.headers) {
     if (Status checked = CheckHeader(name, value); !checked.ok()) return checked.error();
@@ -676,72 +626,6 @@ void HttpTransport::Close() {
 std::string HttpTransport::session_id() const {
   std::lock_guard lock(state_->mu);
   return state_->session_id;
-}
-
-Status SseParser::Feed(std::string_view bytes) {
-  if (failed_) return Error(ErrorCode::kLimit, "an SSE event above the limit");
-  while (!bytes.empty()) {
-    if (skip_lf_ && bytes.front() == '\n') bytes.remove_prefix(1);
-    skip_lf_ = false;
-    const size_t end = bytes.find_first_of("\r\n");
-    if (end == std::string_view::npos) {
-      if (line_.size() + data_.size() + bytes.size() > max_event_bytes_) break;
-      line_.append(bytes);
-      return {};
-    }
-    if (line_.size() + data_.size() + end > max_event_bytes_) break;
-    skip_lf_ = bytes[end] == '\r';
-    Status done;
-    if (line_.empty()) {
-      done = Line(bytes.substr(0, end));
-    } else {
-      line_.append(bytes.substr(0, end));
-      done = Line(line_);
-      line_.clear();
-    }
-    if (!done.ok()) {
-      failed_ = true;
-      return done;
-    }
-    bytes.remove_prefix(end + 1);
-  }
-  if (bytes.empty()) return {};
-  failed_ = true;
-  return Error(ErrorCode::kLimit,
-               "an SSE event above " + std::to_string(max_event_bytes_) + " bytes");
-}
-
-Status SseParser::Line(std::string_view line) {
-  if (line.empty()) {                      // the event ends
-    if (!data_.empty()) data_.pop_back();  // the "\n" after the last data line
-    // An event without data (the 2025-11-25 priming event) carries nothing.
-    if (!data_.empty()) {
-      on_event_(type_.empty() ? std::string_view("message") : std::string_view(type_), data_);
-    }
-    data_.clear();
-    type_.clear();
-    return {};
-  }
-  const size_t colon = line.find(':');
-  const std::string_view field = line.substr(0, colon);
-  std::string_view value = colon == std::string_view::npos ? "" : line.substr(colon + 1);
-  if (value.starts_with(' ')) value.remove_prefix(1);
-  if (field == "data") {
-    if (data_.size() + value.size() + 1 > max_event_bytes_) {
-      return Error(ErrorCode::kLimit,
-                   "an SSE event above " + std::to_string(max_event_bytes_) + " bytes");
-    }
-    data_.append(value);
-    data_.push_back('\n');
-  } else if (field == "event") {
-    type_ = value;
-  } else if (field == "id" && value.find('\0') == std::string_view::npos) {
-    last_event_id_ = value;
-  } else if (field == "retry" && !value.empty() && value.size() < 10 &&
-             value.find_first_not_of("0123456789") == std::string_view::npos) {
-    retry_ms_ = std::stoll(std::string(value));
-  }
-  return {};  // comments (":…") and unknown fields
 }
 
 namespace {
