@@ -5,10 +5,12 @@
 #include "crux/constrain/extract.h"
 #include "crux/constrain/matcher.h"
 #include "crux/constrain/schema_ir.h"
+#include "crux/constrain/validate.h"
 #include "crux/parse/chain.h"
 #include "crux/parse/reasoning/registry.h"
 #include "crux/text/stream_buffer.h"
 #include "processors.h"
+#include "requirements.h"
 
 namespace crux::pipeline {
 namespace {
@@ -78,6 +80,15 @@ Expected<std::shared_ptr<const constrain::SchemaIr>> CheckResponseSchema(
 
 namespace {
 
+// The error code of an engine failure's HTTP status (see GenerationUpdate::error_status).
+ErrorCode EngineErrorCode(int status) {
+  if (status == 502 || status == 503) return ErrorCode::kUnavailable;
+  if (status == 504) return ErrorCode::kTimeout;
+  if (status == 413) return ErrorCode::kLimit;
+  if (status >= 400 && status < 500) return ErrorCode::kInvalidArgument;
+  return ErrorCode::kInternal;
+}
+
 // The prompt (the raw prompt of /v1/completions, the chat template's rendering, or ChatML),
 // and the request's limits and sampling.
 Expected<engine::GenerateRequest> MakeGenerateRequest(const protocol::ChatRequest& request,
@@ -144,6 +155,7 @@ Status RequestPipeline::StartRound() {
   auto processors = BuildProcessors(request, inputs, *engine_);
   if (!processors.ok()) return processors.error();
   generate_.processors = *std::move(processors);
+  if (Status passed = PassRequirements(inputs); !passed.ok()) return passed;
   chain.tools.tools = request.tools;
   chain.tools.id_seed = config_.id_seed == 0 ? 0 : config_.id_seed + static_cast<uint64_t>(rounds_);
   chain.tool_call_promotion = config_.tool_call_promotion;
@@ -154,6 +166,25 @@ Status RequestPipeline::StartRound() {
   parser_ = std::move(*created);
   parser_->Reset();
   call_is_mcp_.clear();
+  return Status();
+}
+
+// Engines that hand generation on get the constraints as text; the constraint note says who
+// enforces them: the logits processors here, the upstream's grammar, or nobody before crux
+// validates the result.
+Status RequestPipeline::PassRequirements(const ProcessorInputs& inputs) {
+  const bool constrains = Constrains(request_);
+  const engine::Engine::RequirementSupport support = engine_->Requirements();
+  if (!support.wants_requirements) {
+    constraint_ = !constrains ? "" : generate_.processors != nullptr ? "enforced" : "validated";
+    return Status();
+  }
+  auto requirements = BuildRequirements(request_, inputs);
+  if (!requirements.ok()) return requirements.error();
+  generate_.requirements = *requirements;
+  const engine::OutputRequirements& r = **requirements;
+  const bool upstream = support.grammar && !r.grammar.empty() && r.grammar_exact;
+  constraint_ = !constrains ? "" : upstream ? "upstream" : "validated";
   return Status();
 }
 
@@ -271,6 +302,9 @@ void RequestPipeline::Complete(const engine::GenerationUpdate& update, std::stri
     round_end_ = {update.reason, update.stop_string};
     return;  // awaiting_tools(): the server runs them, then ContinueWithResults
   }
+  if (update.reason == engine::StopReason::kError) {
+    engine_error_ = std::make_pair(update.error_status, update.error);
+  }
   Finish(update.reason, update.stop_string, update.error, out);
 }
 
@@ -365,14 +399,53 @@ void RequestPipeline::Finish(engine::StopReason reason, const std::string& stop_
     return;
   }
   if (reason == engine::StopReason::kError) {
-    encoder_->Fail(Error(ErrorCode::kInternal, error.empty() ? "engine error" : error), out);
+    encoder_->Fail(Error(EngineErrorCode(engine_error_ ? engine_error_->first : 0),
+                         error.empty() ? "engine error" : error),
+                   out);
     return;
   }
   encoder_->End(completion_, out);
   if (!failed) Store(encoder_->FinalObject());
 }
 
+// A required tool call that nobody constrained: crux checks that there is one, that it names a
+// declared tool (the named one, when tool_choice names it) and that its arguments validate.
+void RequestPipeline::CheckToolCalls() {
+  if (constraint_ != "validated" || request_.tools.empty()) return;
+  const auto mode = request_.tool_choice.mode;
+  if (mode != protocol::ToolChoiceMode::kRequired && mode != protocol::ToolChoiceMode::kNamed) {
+    return;
+  }
+  if (result_.tool_calls.empty()) {
+    output_error_ =
+        "invalid_tool_call_output: tool_choice requires a tool call and the output "
+        "has none";
+    return;
+  }
+  for (const parse::ToolCall& call : result_.tool_calls) {
+    const parse::ToolSpec* tool = parse::FindTool(request_.tools, call.name);
+    const bool named_other =
+        mode == protocol::ToolChoiceMode::kNamed && call.name != request_.tool_choice.name;
+    if (tool == nullptr || named_other) {
+      output_error_ = "invalid_tool_call_output: the output calls '" + call.name +
+                      "', which tool_choice does not allow";
+      return;
+    }
+    auto ir = constrain::CompileSchema(tool->parameters_json);
+    if (!ir.ok()) continue;  // the request was accepted with it; nothing to check against
+    const constrain::ValidationResult check = constrain::Validate(*ir, call.arguments);
+    if (!check.valid()) {
+      const constrain::Violation& v = check.violations.front();
+      output_error_ = "invalid_tool_call_output: the arguments of '" + call.name + "' fail " +
+                      v.keyword + " at '" + v.json_pointer + "': " + v.message;
+      return;
+    }
+  }
+}
+
 void RequestPipeline::CheckAnswer() {
+  CheckToolCalls();
+  if (output_error_) return;
   if (request_.response_format.kind == protocol::ResponseFormatKind::kText) return;
   if (!result_.tool_calls.empty()) return;
   const constrain::AnswerCheck check =

@@ -591,6 +591,11 @@ class Session {
         pipeline::RequestPipeline::Create(request, state_.config.pipeline, meta, *state_.engine);
     if (!created.ok()) co_return co_await WriteError(api, created.error());
     auto& pipe = **created;
+    constraint_ = pipe.constraint();
+    struct ClearConstraint {
+      std::string& header;
+      ~ClearConstraint() { header.clear(); }
+    } clear_constraint{constraint_};
     const int limit = state_.config.max_concurrent_requests;
     if (limit > 0 && state_.metrics.active_generations() >= limit) {
       co_return co_await WriteError(
@@ -925,6 +930,11 @@ class Session {
     if (gone) co_return false;
     if (shutdown) co_return co_await WriteError(api, ShutdownError(), false);
     if (unfinished) co_return co_await WriteError(api, TimeoutError());
+    if (const auto& failed = pipe.engine_error()) {  // the engine (or its upstream) failed
+      const int status = failed->first == 0 ? 500 : failed->first;
+      Log(status, pipe);
+      co_return co_await WriteError(api, status, failed->second);
+    }
     if (pipe.output_error()) {
       Log(422, pipe);
       co_return co_await WriteError(api, 422, *pipe.output_error());
@@ -992,9 +1002,11 @@ class Session {
                     : preflight_headers_);
         res.set(http::field::access_control_max_age, "600");
       } else {
-        res.set(http::field::access_control_expose_headers, "retry-after, x-should-retry");
+        res.set(http::field::access_control_expose_headers,
+                "retry-after, x-should-retry, x-crux-constraint");
       }
     }
+    if (!constraint_.empty()) res.set("x-crux-constraint", constraint_);
     keep_alive_ = keep_alive_ && !state_.draining.load();
     res.keep_alive(keep_alive_);
   }
@@ -1059,10 +1071,11 @@ class Session {
   http::verb method_ = http::verb::get;  // of the request being answered
   std::string_view allow_;               // its resource's methods, for Allow
   Metrics::Endpoint endpoint_ = Metrics::kOther;
-  bool keep_alive_ = false;                      // the connection may serve another request
-  bool chunked_ = true;                          // the stream in progress uses the chunked coding
-  std::string cors_origin_;                      // the request's Origin, when it gets CORS headers
-  std::string preflight_headers_;                // Access-Control-Request-Headers of a preflight
+  bool keep_alive_ = false;        // the connection may serve another request
+  bool chunked_ = true;            // the stream in progress uses the chunked coding
+  std::string constraint_;         // the request's pipeline's constraint() (x-crux-constraint)
+  std::string cors_origin_;        // the request's Origin, when it gets CORS headers
+  std::string preflight_headers_;  // Access-Control-Request-Headers of a preflight
   std::shared_ptr<UpdateQueue> active_queue_;    // of the generation in progress
   std::vector<engine::GenerationUpdate> batch_;  // drained updates (its buffer is reused)
   std::string framed_;                           // the stream bytes being written

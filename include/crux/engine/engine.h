@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "crux/base/error.h"
@@ -32,6 +33,29 @@ struct SamplingParams {
   uint64_t seed = 0;    // 0: a random seed
 };
 
+// What a request asks of its output, as text and numbers, for an engine that hands generation
+// to another engine (the upstream engine) instead of running `processors` on token scores.
+// Built only for engines whose Requirements() asks for it.
+struct OutputRequirements {
+  // GBNF (llama.cpp's grammar format) of the whole output, reasoning included; "": none.
+  std::string grammar;
+  // False: the grammar admits more than the request allows (a schema keyword it cannot
+  // express, a family whose argument syntax it does not write); crux validates the result.
+  bool grammar_exact = true;
+  std::vector<std::string> loosened;  // what the grammar does not enforce, for the log
+  // The reasoning family's markers ("": none) and the thinking budget in tokens.
+  std::string reasoning_start;
+  std::string reasoning_end;
+  std::optional<int> thinking_budget;
+  // Marker texts of the request's families, which the upstream must render as text even when
+  // they are special tokens.
+  std::vector<std::string> markers;
+  std::optional<double> presence_penalty;
+  std::optional<double> frequency_penalty;
+  std::optional<double> repetition_penalty;
+  std::vector<std::pair<uint32_t, float>> logit_bias;  // token id, bias
+};
+
 struct GenerateRequest {
   std::string prompt;  // the rendered prompt
   SamplingParams sampling;
@@ -42,6 +66,8 @@ struct GenerateRequest {
   // masks), run on every step in their stage order; null: none. Engines that generate text
   // without token scores (the mock) do not run them.
   std::shared_ptr<logits::ProcessorChain> processors;
+  // The same constraints as text, for engines that ask for them (null otherwise).
+  std::shared_ptr<const OutputRequirements> requirements;
 };
 
 enum class StopReason : uint8_t {
@@ -64,6 +90,10 @@ struct GenerationUpdate {
   StopReason reason = StopReason::kEndOfGeneration;  // when finished
   std::string stop_string;                           // kStopString: what matched
   std::string error;                                 // kError: why
+  // kError: the HTTP status that describes the failure (502: an upstream engine failed, 503:
+  // none could take the request, 504: it timed out, 4xx: the upstream refused the request);
+  // 0: an internal error (500).
+  int error_status = 0;
 };
 
 // Receives a generation's updates. Called on the engine's thread, one update at a time, in
@@ -137,6 +167,15 @@ class Engine {
   // vocabulary; kUnsupported for engines without a tokenizer.
   virtual Expected<std::string> Detokenize(std::string_view model,
                                            const std::vector<int32_t>& tokens) const;
+  // What the engine does with a request's constraints. Local engines run the logits
+  // processors (the default). An engine that hands generation on asks for
+  // GenerateRequest::requirements and says which of them it passes on.
+  struct RequirementSupport {
+    bool wants_requirements = false;  // fill GenerateRequest::requirements
+    bool grammar = false;             // the grammar is enforced where generation runs
+    bool thinking_budget = false;     // the budget is enforced where generation runs
+  };
+  virtual RequirementSupport Requirements() const { return {}; }
   // Appends the engine's own Prometheus metrics (samples with HELP/TYPE lines) to `out`.
   virtual void AppendMetrics(std::string& out) const;
 };

@@ -64,6 +64,8 @@ Expected<std::string> RenderChatTemplate(const chat_template::Template& chat_tem
 // `enable_thinking` setting is read the same way. False for an unknown family.
 bool PromptOpensReasoning(std::string_view parser, std::string_view prompt);
 
+struct ProcessorInputs;  // src/pipeline/processors.h
+
 class RequestPipeline {
  public:
   // Validates the request against the configuration (unknown parser names, the server's or
@@ -104,6 +106,14 @@ class RequestPipeline {
   // answer passed (its content is then the JSON value alone) or when there is no format to
   // check (text, or the answer is tool calls).
   const std::optional<std::string>& output_error() const { return output_error_; }
+  // Who enforces the request's constraints (the x-crux-constraint header): "enforced" (the
+  // logits processors, token by token), "upstream" (the upstream engine's grammar),
+  // "validated" (nobody before crux checks the finished output: output_error() when it fails,
+  // tool calls included); "" when the request constrains nothing.
+  const std::string& constraint() const { return constraint_; }
+  // The engine's failure (a final update with kError): the HTTP status that describes it (0:
+  // an internal error) and its message; unset otherwise.
+  const std::optional<std::pair<int, std::string>>& engine_error() const { return engine_error_; }
   // What the parsers noticed so far (lone reasoning end markers, promoted tool calls).
   parse::OutputParserStats parse_stats() const { return parser_->stats(); }
 
@@ -133,6 +143,8 @@ class RequestPipeline {
               std::string& out);
   void Store(const std::string& response_json);
   void CheckAnswer();
+  void CheckToolCalls();
+  Status PassRequirements(const ProcessorInputs& inputs);
 
   const engine::Engine* engine_ = nullptr;  // counts reasoning tokens
   PipelineConfig config_;
@@ -149,6 +161,8 @@ class RequestPipeline {
   std::string body_;
   std::shared_ptr<const constrain::SchemaIr> answer_schema_;  // json_schema; null otherwise
   std::optional<std::string> output_error_;
+  std::string constraint_;
+  std::optional<std::pair<int, std::string>> engine_error_;
   int completion_tokens_ = 0;
   int prompt_tokens_ = 0;
   int cached_tokens_ = 0;
