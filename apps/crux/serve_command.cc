@@ -6,15 +6,19 @@
 #include <malloc.h>
 #endif
 
+#include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "crux/chat_template/template.h"
 #include "crux/commands.h"
 #include "crux/engine/mock_engine.h"
+#include "crux/engine/upstream_engine.h"
 #include "crux/mcp_support.h"
 #ifdef CRUX_HAVE_LLAMA
 #include "crux/engine/llama_engine.h"
@@ -33,6 +37,13 @@ struct ServeFlags {
   std::string script;
   std::string model;  // --model: a GGUF file
   std::string mcp_config;
+  // --engine upstream
+  std::string upstreams;  // URL[,URL…]
+  std::string upstream_kind = "llama-server";
+  std::string upstream_model;
+  std::string upstream_api_key;
+  double upstream_timeout_s = 600;
+  double upstream_health_interval_s = 2;
   int ctx_size = 4096;
   int parallel = 4;
   int threads = 0;
@@ -86,14 +97,63 @@ Expected<std::unique_ptr<engine::Engine>> MakeLlama(ServeFlags& flags) {
 #endif
 }
 
-// The engine --engine names (llama: --model; mock: replaying --script); a script directory
-// names its own models, so --served-model-name is cleared for it.
+std::vector<std::string> SplitUrls(const std::string& list) {
+  std::vector<std::string> urls;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    std::string url = list.substr(start, comma - start);
+    url.erase(0, url.find_first_not_of(" \t"));
+    url.erase(url.find_last_not_of(" \t") + 1);
+    if (!url.empty()) urls.push_back(std::move(url));
+    start = comma + 1;
+  }
+  return urls;
+}
+
+Expected<std::unique_ptr<engine::Engine>> MakeUpstream(ServeFlags& flags) {
+  auto kind = engine::ParseUpstreamKind(flags.upstream_kind);
+  if (!kind.ok()) return kind.error();
+  if (!(flags.upstream_timeout_s > 0) || !(flags.upstream_health_interval_s > 0)) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "--upstream-timeout and --upstream-health-interval must be positive");
+  }
+  engine::UpstreamOptions options;
+  options.urls = SplitUrls(flags.upstreams);
+  options.kind = *kind;
+  options.upstream_model = flags.upstream_model;
+  options.model_id = flags.server.served_model_name;
+  options.api_key = flags.upstream_api_key;
+  if (options.api_key.empty()) {
+    if (const char* key = std::getenv("CRUX_UPSTREAM_API_KEY")) options.api_key = key;
+  }
+  const auto ms = [](double s) {
+    return std::chrono::milliseconds(static_cast<int64_t>(s * 1000));
+  };
+  options.request_timeout = ms(flags.upstream_timeout_s);
+  options.health_interval = ms(flags.upstream_health_interval_s);
+  spdlog::info("waiting for the upstreams ({}, {})", flags.upstreams, flags.upstream_kind);
+  auto made = engine::MakeUpstreamEngine(std::move(options));
+  if (!made.ok()) return made.error();
+  const engine::ModelInfo info = (*made)->Models().front();
+  spdlog::info("serving upstream model '{}' from {} upstream(s){}", info.id,
+               (*made)->Upstreams().size(),
+               info.chat_template.empty() ? "" : "; the chat template came from the upstream");
+  flags.server.served_model_name.clear();  // the engine serves the name itself
+  return std::unique_ptr<engine::Engine>(std::move(*made));
+}
+
+// The engine --engine names (llama: --model; mock: replaying --script; upstream: --upstream);
+// a script directory names its own models, so --served-model-name is cleared for it.
 Expected<std::unique_ptr<engine::Engine>> MakeEngine(ServeFlags& flags) {
-  if (flags.engine.empty()) flags.engine = flags.model.empty() ? "mock" : "llama";
+  if (flags.engine.empty()) {
+    flags.engine = !flags.upstreams.empty() ? "upstream" : flags.model.empty() ? "mock" : "llama";
+  }
   if (flags.engine == "llama") return MakeLlama(flags);
+  if (flags.engine == "upstream") return MakeUpstream(flags);
   if (flags.engine != "mock") {
     return Error(ErrorCode::kInvalidArgument,
-                 "unknown --engine '" + flags.engine + "'; available: llama, mock");
+                 "unknown --engine '" + flags.engine + "'; available: llama, mock, upstream");
   }
   if (flags.script.empty()) {
     return Error(ErrorCode::kInvalidArgument, "--engine mock needs --script FILE or DIRECTORY");
@@ -258,8 +318,9 @@ void AddEndpointOptions(CLI::App* cmd, ServeFlags& flags) {
   cmd->add_option("--host", s.host, "Address to listen on")->capture_default_str();
   cmd->add_option("--port", s.port, "Port to listen on (0: any free port)")->capture_default_str();
   cmd->add_option("--engine", flags.engine,
-                  "Engine: llama (runs --model in-process; the default with --model) or mock "
-                  "(replays --script; the default without)");
+                  "Engine: llama (runs --model in-process; the default with --model), upstream "
+                  "(sends rendered prompts to --upstream; the default with it) or mock (replays "
+                  "--script; the default otherwise)");
   cmd->add_option("--model,-m", flags.model, "A GGUF model file to serve with llama.cpp");
   cmd->add_option("--ctx-size,-c", flags.ctx_size,
                   "llama: tokens one sequence may hold, prompt and output together (each slot "
@@ -302,6 +363,28 @@ void AddEndpointOptions(CLI::App* cmd, ServeFlags& flags) {
                   "Require this key (Authorization: Bearer KEY or x-api-key: KEY)");
   cmd->add_option("--served-model-name", s.served_model_name,
                   "Model name clients use (default: the engine's model ids)");
+}
+
+// --engine upstream (docs/upstream.md).
+void AddUpstreamOptions(CLI::App* cmd, ServeFlags& flags) {
+  cmd->add_option("--upstream", flags.upstreams,
+                  "upstream: the engines' base URLs, comma-separated (http://host:port); "
+                  "requests go to the healthy one with the fewest in flight");
+  cmd->add_option("--upstream-kind", flags.upstream_kind,
+                  "upstream: llama-server, vllm, sglang or openai-completions (how constraints "
+                  "and reasoning budgets are passed; openai-completions: validated by crux only)")
+      ->capture_default_str();
+  cmd->add_option("--upstream-model", flags.upstream_model,
+                  "upstream: the model name to send (default: the first of its /v1/models)");
+  cmd->add_option("--upstream-api-key", flags.upstream_api_key,
+                  "upstream: Bearer key for the upstreams (default: $CRUX_UPSTREAM_API_KEY)");
+  cmd->add_option("--upstream-timeout", flags.upstream_timeout_s,
+                  "upstream: seconds one generation may take there (then 504)")
+      ->capture_default_str();
+  cmd->add_option("--upstream-health-interval", flags.upstream_health_interval_s,
+                  "upstream: seconds between health probes (a failed upstream rejoins when one "
+                  "answers)")
+      ->capture_default_str();
 }
 
 // Limits and timeouts.
@@ -382,9 +465,10 @@ void AddServeCommand(CLI::App& app, std::function<int()>& run) {
       "Serve OpenAI Chat Completions (/v1/chat/completions), Anthropic Messages (/v1/messages)\n"
       "and OpenAI Responses (/v1/responses), plus /v1/completions, /v1/models, /tokenize, "
       "/detokenize, /health and /metrics (and /v1/mcp/tools, /v1/mcp/servers, /v1/mcp/execute "
-      "with --mcp-config); a GGUF model runs in-process (--model) or scripted output is "
-      "replayed (--engine mock).");
+      "with --mcp-config); a GGUF model runs in-process (--model), an engine that already runs "
+      "generates (--upstream URL), or scripted output is replayed (--engine mock).");
   AddEndpointOptions(cmd, *flags);
+  AddUpstreamOptions(cmd, *flags);
   AddLimitOptions(cmd, *flags);
   AddBrowserAndStoreOptions(cmd, *flags);
   cmd->callback([flags, &run] { run = [flags] { return RunServe(*flags); }; });
