@@ -118,6 +118,23 @@ std::string RootRule(const engine::OutputRequirements& r, bool prompt_opened,
   return "(" + writer.Literal(r.reasoning_start) + " " + reasoning + " " + blanks + ")? " + answer;
 }
 
+// A marker llama.cpp's grammars can name as a token: `<…>` with no other `>` inside.
+bool TokenSyntax(std::string_view marker) {
+  return marker.size() > 2 && marker.front() == '<' && marker.back() == '>' &&
+         marker.find('>') == marker.size() - 1 &&
+         marker.find_first_of(" \t\r\n") == std::string_view::npos;
+}
+
+// RootRule with the reasoning markers as tokens: `<think> !</think>* </think>`.
+std::string TokenRootRule(const engine::OutputRequirements& r, bool prompt_opened,
+                          const std::string& answer) {
+  if (!TokenSyntax(r.reasoning_start) || !TokenSyntax(r.reasoning_end)) return "";
+  const std::string blanks = "[ \t\n]{0," + std::to_string(kMaxWhitespace) + "}";
+  const std::string block = "!" + r.reasoning_end + "* " + r.reasoning_end + " " + blanks;
+  if (prompt_opened) return block + " " + answer;
+  return "(" + r.reasoning_start + " " + block + ")? " + answer;
+}
+
 }  // namespace
 
 bool Constrains(const protocol::ChatRequest& request) {
@@ -152,6 +169,8 @@ Expected<std::shared_ptr<const engine::OutputRequirements>> BuildRequirements(
     return std::shared_ptr<const engine::OutputRequirements>(std::move(out));
   }
   out->grammar = writer.Text(RootRule(*out, inputs.prompt_opened, answer->rule, writer));
+  const std::string token_root = TokenRootRule(*out, inputs.prompt_opened, answer->rule);
+  if (!token_root.empty()) out->token_grammar = writer.Text(token_root);
   out->grammar_exact = answer->exact && writer.exact();
   out->loosened = writer.loosened();
   return std::shared_ptr<const engine::OutputRequirements>(std::move(out));

@@ -41,6 +41,11 @@ struct OutputRequirements {
   std::string grammar;
   // False: the grammar admits more than the request allows (a schema keyword it cannot
   // express, a family whose argument syntax it does not write); crux validates the result.
+  // The same grammar with the reasoning markers matched as single tokens (llama.cpp's `<think>`
+  // token syntax): a model that spells a marker in pieces does not open or close the block,
+  // which is what an upstream's token-level reasoning budget counts on. "" when the markers
+  // cannot be written so. The engine uses it only where every marker is one token.
+  std::string token_grammar;
   bool grammar_exact = true;
   std::vector<std::string> loosened;  // what the grammar does not enforce, for the log
   // The reasoning family's markers ("": none) and the thinking budget in tokens.

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <unordered_map>
 
 #include "balancer.h"
 #include "call.h"
@@ -86,6 +87,8 @@ class Fleet final : public UpstreamEngine {
   void ScheduleProbes();
   Status WaitForFirst();
   void ReadModel(size_t index);
+  bool SingleToken(const std::string& marker) const;
+  bool TokenMarkers(const GenerateRequest& request) const;
 
   UpstreamOptions options_;
   mutable net::io_context ioc_;
@@ -97,6 +100,8 @@ class Fleet final : public UpstreamEngine {
   std::string upstream_model_;  // the `model` sent
   mutable std::mutex calls_mu_;
   std::vector<std::weak_ptr<Call>> calls_;
+  mutable std::mutex tokens_mu_;
+  mutable std::unordered_map<std::string, bool> single_token_;  // marker → one token upstream
   std::once_flag shutdown_;
   std::atomic<bool> stopping_{false};
 };
@@ -229,6 +234,41 @@ int Fleet::CountTokens(std::string_view, std::string_view text) const {
   return estimate;
 }
 
+// Whether the upstream's vocabulary has `marker` as one token (asked once per marker, through
+// its /tokenize; false when it does not answer).
+bool Fleet::SingleToken(const std::string& marker) const {
+  {
+    std::lock_guard lock(tokens_mu_);
+    if (const auto it = single_token_.find(marker); it != single_token_.end()) return it->second;
+  }
+  auto index = balancer_.Pick({});
+  if (!index) return false;
+  const Json body = {{"content", marker}, {"add_special", false}, {"parse_special", true}};
+  const Answer answer = Fetch(*index, "/tokenize", body.dump(), kTokenizeTimeout);
+  balancer_.Release(*index);
+  auto json = text::ParseJson<Json>(answer.body);
+  const bool answered = answer.status == 200 && json.ok() && json->is_object();
+  bool single = false;
+  if (answered) {
+    const auto tokens = json->find("tokens");
+    single = tokens != json->end() && tokens->is_array() && tokens->size() == 1;
+  }
+  if (answered) {  // a failure is asked again next time
+    std::lock_guard lock(tokens_mu_);
+    single_token_[marker] = single;
+  }
+  return single;
+}
+
+// A llama-server gets the grammar that names the reasoning markers as tokens when it can.
+bool Fleet::TokenMarkers(const GenerateRequest& request) const {
+  const OutputRequirements* r = request.requirements.get();
+  if (options_.kind != UpstreamKind::kLlamaServer || r == nullptr || r->token_grammar.empty()) {
+    return false;
+  }
+  return SingleToken(r->reasoning_start) && SingleToken(r->reasoning_end);
+}
+
 Expected<std::unique_ptr<Generation>> Fleet::Submit(GenerateRequest request,
                                                     std::shared_ptr<GenerationSink> sink) {
   if (stopping_) return Error(ErrorCode::kUnavailable, "the engine is shutting down");
@@ -239,7 +279,8 @@ Expected<std::unique_ptr<Generation>> Fleet::Submit(GenerateRequest request,
     return Error(ErrorCode::kUnavailable,
                  "no upstream is available (" + balancer_.Failures() + ")");
   }
-  std::string body = upstream::CompletionBody(request, options_.kind, upstream_model_);
+  std::string body =
+      upstream::CompletionBody(request, options_.kind, upstream_model_, TokenMarkers(request));
   auto call = std::make_shared<Call>(upstream::CallContext{&ioc_, &balancer_, &options_},
                                      std::move(body), request.stop, std::move(sink));
   {

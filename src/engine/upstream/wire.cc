@@ -48,14 +48,22 @@ void AddPenalties(const OutputRequirements& r, UpstreamKind kind, Json& body) {
 }
 
 // The grammar, the reasoning budget and special-token rendering in the kind's own fields.
-void AddConstraints(const OutputRequirements& r, UpstreamKind kind, Json& body) {
+void AddConstraints(const OutputRequirements& r, UpstreamKind kind, bool token_markers,
+                    Json& body) {
   switch (kind) {
     case UpstreamKind::kLlamaServer:
-      if (!r.grammar.empty()) body["grammar"] = r.grammar;
+      if (token_markers && !r.token_grammar.empty()) {
+        body["grammar"] = r.token_grammar;
+      } else if (!r.grammar.empty()) {
+        body["grammar"] = r.grammar;
+      }
       if (r.thinking_budget && !r.reasoning_start.empty() && !r.reasoning_end.empty()) {
         body["reasoning_budget_tokens"] = *r.thinking_budget;
         body["reasoning_budget_start_tag"] = r.reasoning_start;
         body["reasoning_budget_end_tag"] = r.reasoning_end;
+        // The field that makes llama-server force the end tag when the budget runs out (without
+        // it the budget only counts).
+        body["reasoning_budget_message"] = "";
       }
       if (!r.markers.empty()) body["preserved_tokens"] = r.markers;
       return;
@@ -97,7 +105,7 @@ Engine::RequirementSupport SupportOf(UpstreamKind kind) {
 }
 
 std::string CompletionBody(const GenerateRequest& request, UpstreamKind kind,
-                           std::string_view model) {
+                           std::string_view model, bool token_markers) {
   Json body = Json::object();
   if (!model.empty()) body["model"] = model;
   body["prompt"] = request.prompt;
@@ -107,7 +115,7 @@ std::string CompletionBody(const GenerateRequest& request, UpstreamKind kind,
   if (kind == UpstreamKind::kLlamaServer) body["cache_prompt"] = true;
   if (request.requirements != nullptr) {
     AddPenalties(*request.requirements, kind, body);
-    AddConstraints(*request.requirements, kind, body);
+    AddConstraints(*request.requirements, kind, token_markers, body);
   }
   return body.dump(-1, ' ', false, Json::error_handler_t::replace);
 }

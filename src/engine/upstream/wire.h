@@ -16,8 +16,10 @@ namespace crux::engine::upstream {
 // `model`: prompt, stream with usage, sampling, max_tokens, the penalties and logit_bias, and
 // the requirements in the kind's own fields (grammar, reasoning budget, special-token
 // rendering). Stop strings are not sent: crux applies them itself.
+// `token_markers`: the upstream's vocabulary has each reasoning marker as one token, so a
+// llama-server gets the requirements' token_grammar.
 std::string CompletionBody(const GenerateRequest& request, UpstreamKind kind,
-                           std::string_view model);
+                           std::string_view model, bool token_markers = false);
 
 // Whether an upstream of `kind` enforces a request's grammar / thinking budget.
 Engine::RequirementSupport SupportOf(UpstreamKind kind);

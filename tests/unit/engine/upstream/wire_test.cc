@@ -42,6 +42,7 @@ TEST(UpstreamWireTest, LlamaServerGetsGrammarBudgetAndPreservedTokens) {
   EXPECT_EQ(body["reasoning_budget_tokens"], 32);
   EXPECT_EQ(body["reasoning_budget_start_tag"], "<think>");
   EXPECT_EQ(body["reasoning_budget_end_tag"], "</think>");
+  EXPECT_EQ(body["reasoning_budget_message"], "");  // what makes it force the end tag
   EXPECT_EQ(body["preserved_tokens"].size(), 3u);
   EXPECT_DOUBLE_EQ(body["repeat_penalty"].get<double>(), 1.1);
   EXPECT_EQ(body["logit_bias"], Json::parse("[[42, -5.0]]"));
