@@ -4,8 +4,9 @@
 # the install prefix (give it to CMake as CMAKE_PREFIX_PATH; crux finds it with
 # find_package(llama)). Idempotent: a finished build of the same source and options is reused.
 #
-#   --server            build llama.cpp's own llama-server instead (for side-by-side
-#                       benchmarks; several more minutes): PREFIX/bin/llama-server
+#   --server            build llama.cpp's own llama-server instead (the upstream of the
+#                       --engine upstream tests, and side-by-side benchmarks; several more
+#                       minutes): PREFIX/bin/llama-server
 #   CRUX_LLAMA_CUDA=ON  build ggml's CUDA backend (needs the CUDA toolkit)
 #   CRUX_LLAMA_CPP_BUILD_DIR  where builds go (default: $XDG_CACHE_HOME/crux/llama.cpp-build,
 #                       or ~/.cache/crux/llama.cpp-build); one subfolder per option set

@@ -4,7 +4,8 @@
 # cache (scripts/fetch-llama-cpp.sh: its real vocabularies; when that fails, e.g. offline, the
 # tests that read them skip) and builds libllama once (scripts/build-llama-cpp.sh), and runs
 # every test: unit tests, fixture every-split tests, short fuzz runs, the SDK end-to-end tests
-# against `crux serve` on the mock engine and on the tiny Qwen3 model, and the lint checks
+# against `crux serve` on the mock engine and on the tiny Qwen3 model (in-process, and behind
+# `--engine upstream` in front of llama-server, built once like libllama), and the lint checks
 # (formatting, clang-tidy naming and function length, unit-test layout).
 # The output ends with ctest's summary; the exit status is non-zero on any failure.
 set -euo pipefail
@@ -18,6 +19,12 @@ scripts/fetch-llama-cpp.sh >/dev/null || echo "llama.cpp not fetched: the real-v
 llama=()
 if prefix="$(scripts/build-llama-cpp.sh)"; then
   llama=(-DCRUX_LLAMA=ON -DCMAKE_PREFIX_PATH="$prefix")
+  # llama.cpp's own llama-server: the upstream the --engine upstream tests put crux in front of.
+  if server="$(scripts/build-llama-cpp.sh --server)"; then
+    llama+=(-DCRUX_LLAMA_SERVER="$server/bin/llama-server")
+  else
+    echo "llama-server not built: the upstream tests skip" >&2
+  fi
 else
   echo "llama.cpp not built: the engine tests are not registered" >&2
 fi
