@@ -158,6 +158,7 @@ Expected<std::shared_ptr<const engine::OutputRequirements>> BuildRequirements(
       out->reasoning_start = std::string(info->start_markers.front());
       out->reasoning_end = std::string(info->end_markers.front());
       out->thinking_budget = Budget(request, inputs);
+      out->reasoning_opened = inputs.prompt_opened;
     }
   }
   AddMarkers(inputs, *out);

@@ -282,6 +282,51 @@ describe('crux in front of two llama-servers', { skip }, () => {
   });
 });
 
+// Qwen3.5's template opens the reasoning block in the prompt: llama-server's own budget must
+// count from the first token, and end the block it did not see open.
+const thinkingTemplate = path.join(llamaCppDir(), 'models', 'templates', 'Qwen3.5-4B.jinja');
+describe('a thinking budget enforced by llama-server', {
+  skip: skip || (existsSync(thinkingTemplate) ? false : 'no Qwen3.5 template in llama.cpp\'s tree'),
+}, () => {
+  let up;
+  let crux;
+  let openai;
+  before(async () => {
+    up = upstream(await freePort());
+    await up.start();
+    crux = await spawnServer(['serve', '--upstream', up.url, '--chat-template', thinkingTemplate],
+      { startTimeoutMs: 60000 });
+    openai = new OpenAI({ baseURL: `${crux.url}/v1`, apiKey: 'none', maxRetries: 0 });
+  });
+  after(async () => {
+    await crux?.stop();
+    up?.kill();
+  });
+
+  // The tiny model repeats its last token: newlines are biased away so that its reasoning is
+  // visible text. After a forced </think> it repeats that too, which the parser swallows.
+  const noNewlines = { 198: -100, 271: -100 };
+  async function reasoningTokens(budget) {
+    const r = await openai.chat.completions.create({
+      model: 'tiny-qwen3', max_tokens: 40, seed: 5, logit_bias: noNewlines,
+      ...(budget === undefined ? {} : { thinking_token_budget: budget }),
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    const res = await fetch(`${up.url}/tokenize`, {
+      method: 'POST', body: JSON.stringify({ content: r.choices[0].message.reasoning_content ?? '' }),
+    });
+    return (await res.json()).tokens.length;
+  }
+
+  test('without a budget random reasoning runs to max_tokens; a budget ends it after that many tokens', async () => {
+    assert.ok(await reasoningTokens() >= 30);
+    for (const budget of [4, 12]) {
+      const used = await reasoningTokens(budget);
+      assert.ok(used >= 1 && used <= budget, `${used} reasoning tokens for a budget of ${budget}`);
+    }
+  });
+});
+
 describe('crux in front of crux', { skip: tinyModel() ? false : 'CRUX_TINY_MODEL is not set' }, () => {
   let back;
   let front;

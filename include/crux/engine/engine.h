@@ -52,6 +52,7 @@ struct OutputRequirements {
   std::string reasoning_start;
   std::string reasoning_end;
   std::optional<int> thinking_budget;
+  bool reasoning_opened = false;  // the rendered prompt ends inside the reasoning block
   // Marker texts of the request's families, which the upstream must render as text even when
   // they are special tokens.
   std::vector<std::string> markers;

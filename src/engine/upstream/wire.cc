@@ -64,6 +64,9 @@ void AddConstraints(const OutputRequirements& r, UpstreamKind kind, bool token_m
         // The field that makes llama-server force the end tag when the budget runs out (without
         // it the budget only counts).
         body["reasoning_budget_message"] = "";
+        // A prompt that opened the block: its budget starts counting at once (the generation
+        // prompt feeds the budget, not a request's own grammar).
+        if (r.reasoning_opened) body["generation_prompt"] = r.reasoning_start;
       }
       if (!r.markers.empty()) body["preserved_tokens"] = r.markers;
       return;

@@ -43,6 +43,13 @@ TEST(UpstreamWireTest, LlamaServerGetsGrammarBudgetAndPreservedTokens) {
   EXPECT_EQ(body["reasoning_budget_start_tag"], "<think>");
   EXPECT_EQ(body["reasoning_budget_end_tag"], "</think>");
   EXPECT_EQ(body["reasoning_budget_message"], "");  // what makes it force the end tag
+  EXPECT_FALSE(body.contains("generation_prompt"));
+  GenerateRequest opened = Constrained();
+  auto r = std::make_shared<OutputRequirements>(*opened.requirements);
+  r->reasoning_opened = true;  // the prompt ends with <think>: the budget counts from the start
+  opened.requirements = r;
+  const Json counting = Json::parse(CompletionBody(opened, UpstreamKind::kLlamaServer, "m"));
+  EXPECT_EQ(counting["generation_prompt"], "<think>");
   EXPECT_EQ(body["preserved_tokens"].size(), 3u);
   EXPECT_DOUBLE_EQ(body["repeat_penalty"].get<double>(), 1.1);
   EXPECT_EQ(body["logit_bias"], Json::parse("[[42, -5.0]]"));
