@@ -13,29 +13,9 @@ import { metric } from './lib/server.mjs';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
-import { llamaCppDir, runServe, startModelServer, tinyModel } from './lib/model.mjs';
+import { checkPlace, llamaCppDir, place, runServe, startModelServer, tinyModel } from './lib/model.mjs';
 
 const skip = tinyModel() ? false : 'CRUX_TINY_MODEL is not set (scripts/tiny-model.sh writes it)';
-
-const place = {
-  type: 'object',
-  properties: {
-    city: { type: 'string', maxLength: 12 },
-    unit: { enum: ['celsius', 'fahrenheit'] },
-    days: { type: 'integer', minimum: 1, maximum: 7 },
-  },
-  required: ['city', 'unit', 'days'],
-  additionalProperties: false,
-};
-
-function checkPlace(value) {
-  assert.equal(typeof value, 'object');
-  assert.deepEqual(Object.keys(value).sort(), ['city', 'days', 'unit']);
-  assert.equal(typeof value.city, 'string');
-  assert.ok([...value.city].length <= 12, `city too long: ${value.city}`);
-  assert.ok(['celsius', 'fahrenheit'].includes(value.unit));
-  assert.ok(Number.isInteger(value.days) && value.days >= 1 && value.days <= 7);
-}
 
 const tools = [
   {

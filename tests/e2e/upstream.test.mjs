@@ -4,41 +4,21 @@
 // upstream killed mid-run and brought back; and crux in front of crux.
 // Random weights write noise, so every check is structural.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 
-import { llamaCppDir, tinyModel } from './lib/model.mjs';
+import { checkPlace, llamaCppDir, place, tinyModel } from './lib/model.mjs';
+import { freePort, llamaServer } from './lib/upstream.mjs';
 import { spawnServer } from './lib/server.mjs';
 
-const llamaServer = process.env.CRUX_LLAMA_SERVER;
+const serverBinary = process.env.CRUX_LLAMA_SERVER;
 const skip = !tinyModel() ? 'CRUX_TINY_MODEL is not set (scripts/tiny-model.sh writes it)'
-  : !llamaServer || !existsSync(llamaServer) ? 'CRUX_LLAMA_SERVER is not set (scripts/build-llama-cpp.sh --server builds it)'
+  : !serverBinary || !existsSync(serverBinary) ? 'CRUX_LLAMA_SERVER is not set (scripts/build-llama-cpp.sh --server builds it)'
     : false;
-
-const place = {
-  type: 'object',
-  properties: {
-    city: { type: 'string', maxLength: 12 },
-    unit: { enum: ['celsius', 'fahrenheit'] },
-    days: { type: 'integer', minimum: 1, maximum: 7 },
-  },
-  required: ['city', 'unit', 'days'],
-  additionalProperties: false,
-};
-
-function checkPlace(value) {
-  assert.deepEqual(Object.keys(value).sort(), ['city', 'days', 'unit']);
-  assert.equal(typeof value.city, 'string');
-  assert.ok([...value.city].length <= 12);
-  assert.ok(['celsius', 'fahrenheit'].includes(value.unit));
-  assert.ok(Number.isInteger(value.days));
-}
 
 const tools = [
   { type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: place } },
@@ -51,41 +31,7 @@ const tools = [
   },
 ];
 
-function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-// One llama-server on the tiny model; start() again after kill() reuses the port.
-function upstream(port) {
-  let proc = null;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    async start() {
-      proc = spawn(llamaServer, ['-m', tinyModel(), '--host', '127.0.0.1', '--port', String(port),
-        '--alias', 'tiny-qwen3', '-c', '4096', '-np', '4', '-t', '1', '--no-webui'],
-      { stdio: ['ignore', 'ignore', 'ignore'] });
-      for (let i = 0; i < 300; ++i) {
-        try {
-          if ((await fetch(`${this.url}/health`)).status === 200) return;
-        } catch { /* not listening yet */ }
-        await sleep(100);
-      }
-      throw new Error(`llama-server on ${port} did not start`);
-    },
-    kill() {
-      proc?.kill('SIGKILL');
-      proc = null;
-    },
-  };
-}
 
 async function metrics(url) {
   return (await fetch(`${url}/metrics`)).text();
@@ -103,8 +49,8 @@ describe('crux in front of two llama-servers', { skip }, () => {
   let openai;
   let anthropic;
   before(async () => {
-    a = upstream(await freePort());
-    b = upstream(await freePort());
+    a = llamaServer(await freePort());
+    b = llamaServer(await freePort());
     await Promise.all([a.start(), b.start()]);
     crux = await spawnServer(['serve', '--engine', 'upstream', '--upstream', `${a.url},${b.url}`,
       '--upstream-kind', 'llama-server', '--upstream-health-interval', '0.25',
@@ -292,7 +238,7 @@ describe('a thinking budget enforced by llama-server', {
   let crux;
   let openai;
   before(async () => {
-    up = upstream(await freePort());
+    up = llamaServer(await freePort());
     await up.start();
     crux = await spawnServer(['serve', '--upstream', up.url, '--chat-template', thinkingTemplate],
       { startTimeoutMs: 60000 });

@@ -11,41 +11,20 @@
 //     node bench/upstream-figures.mjs [1,2]
 //
 // Environment: RUNS (latency samples, default 200), TOKENS (per request, default 32).
-import { spawn } from 'node:child_process';
-import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { spawnServer } from '../lib/server.mjs';
+import { freePort, llamaServer } from '../lib/upstream.mjs';
 
 const only = new Set((process.argv[2] ?? '1,2').split(',').map(Number));
 const runs = Number(process.env.RUNS ?? 200);
 const tokens = Number(process.env.TOKENS ?? 32);
-const model = process.env.CRUX_TINY_MODEL;
-const llamaServer = process.env.CRUX_LLAMA_SERVER;
 const noEnd = { 151643: -100, 151645: -100 };  // every request runs to max_tokens
 
-function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 async function startUpstream() {
-  const port = await freePort();
-  const proc = spawn(llamaServer, ['-m', model, '--host', '127.0.0.1', '--port', String(port),
-    '--alias', 'tiny-qwen3', '-c', '65536', '-np', '32', '-t', '1', '--no-webui'], { stdio: 'ignore' });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; ++i) {
-    try {
-      if ((await fetch(`${url}/health`)).status === 200) return { url, stop: () => proc.kill('SIGKILL') };
-    } catch { /* starting */ }
-    await sleep(100);
-  }
-  throw new Error('llama-server did not start');
+  const server = llamaServer(await freePort(), ['-c', '65536', '-np', '32']);
+  await server.start();
+  return { url: server.url, stop: () => server.kill() };
 }
 
 // Streams one request; resolves with the time to the first text and the gaps between texts.

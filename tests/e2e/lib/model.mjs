@@ -1,6 +1,7 @@
 // Starts `crux serve --model` on the tiny random-weight Qwen3 model (CRUX_TINY_MODEL, written
 // by scripts/tiny-model.sh) and stops it. The model's words are noise, but its markers are real
 // tokens: the tests check structure (schema-valid JSON, well-formed calls, budgets, counts).
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
@@ -37,4 +38,26 @@ export function runServe(args) {
       resolve({ code, log });
     });
   });
+}
+
+// A JSON Schema the structured-output tests constrain to, and its check (every keyword of it
+// is one a grammar enforces exactly, so every output must pass).
+export const place = {
+  type: 'object',
+  properties: {
+    city: { type: 'string', maxLength: 12 },
+    unit: { enum: ['celsius', 'fahrenheit'] },
+    days: { type: 'integer', minimum: 1, maximum: 7 },
+  },
+  required: ['city', 'unit', 'days'],
+  additionalProperties: false,
+};
+
+export function checkPlace(value) {
+  assert.equal(typeof value, 'object');
+  assert.deepEqual(Object.keys(value).sort(), ['city', 'days', 'unit']);
+  assert.equal(typeof value.city, 'string');
+  assert.ok([...value.city].length <= 12, `city too long: ${value.city}`);
+  assert.ok(['celsius', 'fahrenheit'].includes(value.unit));
+  assert.ok(Number.isInteger(value.days) && value.days >= 1 && value.days <= 7);
 }
