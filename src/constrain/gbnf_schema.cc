@@ -16,6 +16,7 @@
 #include "crux/constrain/validate.h"
 #include "crux/text/json_scan.h"
 #include "gbnf_internal.h"
+#include "json_util.h"
 
 namespace crux::constrain {
 namespace {
@@ -25,26 +26,6 @@ constexpr uint8_t kNumeric = kTypeInteger | kTypeNumber;
 // A number type admits integers: the set of types `types` stands for.
 uint8_t Expand(uint8_t types) {
   return (types & kTypeNumber) != 0 ? static_cast<uint8_t>(types | kTypeInteger) : types;
-}
-
-// The type of a canonical JSON text (an enum or const value).
-uint8_t TextType(std::string_view text) {
-  const char first = text.empty() ? ' ' : text[0];
-  switch (first) {
-    case '"':
-      return kTypeString;
-    case '{':
-      return kTypeObject;
-    case '[':
-      return kTypeArray;
-    case 't':
-    case 'f':
-      return kTypeBoolean;
-    case 'n':
-      return kTypeNull;
-    default:
-      return text.find_first_of(".eE") == std::string_view::npos ? kTypeInteger : kTypeNumber;
-  }
 }
 
 std::string_view FormatName(StringFormat format) {
@@ -297,8 +278,8 @@ uint8_t GbnfWriter::SchemaRules::TopTypes(NodeId id) {
   if (node.has_enum || node.const_value) {
     uint8_t values = 0;
     for (const std::string& value : node.enum_values)
-      values |= TextType(value);
-    if (node.const_value) values = TextType(*node.const_value);
+      values |= TypeOfCanonical(value);
+    if (node.const_value) values = TypeOfCanonical(*node.const_value);
     types &= Expand(values);
   }
   if (node.ref != kNoNode) types &= TopTypes(node.ref);
@@ -390,7 +371,7 @@ std::string GbnfWriter::SchemaRules::EnumBody(NodeId id, uint8_t types) {
   if (node.const_value) values = {*node.const_value};
   std::vector<std::string> literals;
   for (const std::string& value : values) {
-    if ((TextType(value) & types) == 0 || !Validates(id, value)) continue;
+    if ((TypeOfCanonical(value) & types) == 0 || !Validates(id, value)) continue;
     std::string literal = Literal(value);
     if (!Has(literals, literal)) literals.push_back(std::move(literal));
   }

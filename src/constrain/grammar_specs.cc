@@ -137,25 +137,6 @@ std::string KeyOf(const std::vector<NodeId>& nodes) {
   return std::string(reinterpret_cast<const char*>(nodes.data()), nodes.size() * sizeof(NodeId));
 }
 
-// The JSON type of a canonical JSON text, as TypeBits.
-uint8_t TypeOfCanonical(std::string_view text) {
-  switch (text.empty() ? '\0' : text[0]) {
-    case '"':
-      return kTypeString;
-    case '{':
-      return kTypeObject;
-    case '[':
-      return kTypeArray;
-    case 't':
-    case 'f':
-      return kTypeBoolean;
-    case 'n':
-      return kTypeNull;
-    default:
-      return text.find_first_of(".eE") == std::string_view::npos ? kTypeInteger : kTypeNumber;
-  }
-}
-
 // Number types: a `number` node admits integers, so the integer bit is part of it.
 uint8_t NormalTypes(uint8_t types) {
   return (types & kTypeNumber) != 0 ? static_cast<uint8_t>(types | kTypeInteger) : types;

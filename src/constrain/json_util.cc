@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -153,6 +154,24 @@ nlohmann::json Canonicalize(const Json& value) {
 
 std::string CanonicalJson(const Json& value) {
   return Canonicalize(value).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+uint8_t TypeOfCanonical(std::string_view text) {
+  switch (text.empty() ? '\0' : text[0]) {
+    case '"':
+      return kTypeString;
+    case '{':
+      return kTypeObject;
+    case '[':
+      return kTypeArray;
+    case 't':
+    case 'f':
+      return kTypeBoolean;
+    case 'n':
+      return kTypeNull;
+    default:
+      return text.find_first_of(".eE") == std::string_view::npos ? kTypeInteger : kTypeNumber;
+  }
 }
 
 SchemaNumber ToSchemaNumber(const Json& value) {

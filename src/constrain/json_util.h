@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -26,6 +27,11 @@ bool NestsDeeperThan(std::string_view text, size_t limit);
 // integers, no whitespace. Two JSON values are equal in JSON Schema's sense exactly when their
 // canonical texts are equal.
 std::string CanonicalJson(const Json& value);
+
+// The JSON type of a canonical JSON text (an enum or const value), as one TypeBits bit: a
+// number with no '.', 'e' or 'E' is kTypeInteger, any other number kTypeNumber. Decided by the
+// first byte (a number's bytes are searched too); `text` is not validated.
+uint8_t TypeOfCanonical(std::string_view text);
 
 // A JSON number as a SchemaNumber (exact when integral and within int64).
 SchemaNumber ToSchemaNumber(const Json& value);
