@@ -3,11 +3,15 @@
 #include "crux/logits/gbnf_tools.h"
 
 #include <algorithm>
+#include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "crux/constrain/validate.h"
 #include "crux/text/json_scan.h"
 #include "crux/text/stream_buffer.h"
+#include "tool_grammar.h"
 
 namespace crux::logits {
 namespace {
@@ -65,31 +69,18 @@ uint8_t EnumTypes(const constrain::SchemaNode& node) {
   return types;
 }
 
-// The type words a parameter may be announced with (tool_grammar.cc's DescribeParam).
-std::vector<std::pair<std::string, uint8_t>> TypeWords(const constrain::SchemaNode& node,
-                                                       const ArgumentLayout& layout) {
+// The type words a parameter may be announced with: tools::TypeWords of its types, narrowed by
+// its enum as tool_grammar.cc's DescribeParam does.
+std::vector<std::pair<std::string_view, uint8_t>> ParamTypeWords(const constrain::SchemaNode& node,
+                                                                 const ArgumentLayout& layout) {
   uint8_t types = node.types == 0 ? static_cast<uint8_t>(constrain::kTypeAny) : node.types;
   if (node.has_enum || node.const_value) types &= EnumTypes(node);
-  std::vector<std::pair<std::string, uint8_t>> words;
-  if (layout.is_string) {
-    if ((types & constrain::kTypeString) != 0) words.emplace_back("true", constrain::kTypeString);
-    const auto others = static_cast<uint8_t>(types & ~constrain::kTypeString);
-    if (others != 0) words.emplace_back("false", others);
-  } else if (layout.value_type) {
-    static constexpr std::pair<const char*, uint8_t> kWords[] = {
-        {"string", constrain::kTypeString}, {"integer", constrain::kTypeInteger},
-        {"number", constrain::kTypeNumber}, {"boolean", constrain::kTypeBoolean},
-        {"null", constrain::kTypeNull},     {"object", constrain::kTypeObject},
-        {"array", constrain::kTypeArray}};
-    for (const auto& [word, bit] : kWords) {
-      if ((types & bit) == 0) continue;
-      if (bit == constrain::kTypeInteger && (types & constrain::kTypeNumber) != 0) continue;
-      words.emplace_back(word, bit);
-    }
-    // The renderer calls every number "number": an integer may be announced so too.
-    if ((types & constrain::kTypeInteger) != 0 && (types & constrain::kTypeNumber) == 0)
-      words.emplace_back("number", constrain::kTypeInteger);
-  }
+  std::vector<std::pair<std::string_view, uint8_t>> words =
+      tools::TypeWords(types, {.value_type = layout.value_type, .is_string = layout.is_string});
+  // The renderer calls every number "number": an integer may be announced so too.
+  if (layout.value_type && !layout.is_string && (types & constrain::kTypeInteger) != 0 &&
+      (types & constrain::kTypeNumber) == 0)
+    words.emplace_back("number", constrain::kTypeInteger);
   return words;
 }
 
@@ -267,8 +258,8 @@ std::vector<ValueChoice> BlockWriter::Choices(const ToolSchema& tool,
   if (!layout_.value_type && !layout_.is_string) {
     choices.push_back({"", 0, string_param || python});
   } else {
-    for (auto& [word, types] : TypeWords(tool.ir.node(param.schema), layout_))
-      choices.push_back({word, types, types == constrain::kTypeString || python});
+    for (auto& [word, types] : ParamTypeWords(tool.ir.node(param.schema), layout_))
+      choices.push_back({std::string(word), types, types == constrain::kTypeString || python});
   }
   for (ValueChoice& choice : choices) {
     if (choice.raw) continue;

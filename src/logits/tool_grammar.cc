@@ -2,12 +2,35 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "crux/text/json_scan.h"
 #include "crux/text/stream_buffer.h"
 
 namespace crux::logits::tools {
+
+std::vector<std::pair<std::string_view, uint8_t>> TypeWords(uint8_t types, TypeWordSlots slots) {
+  std::vector<std::pair<std::string_view, uint8_t>> words;
+  if (slots.is_string) {
+    if ((types & constrain::kTypeString) != 0) words.emplace_back("true", constrain::kTypeString);
+    const auto others = static_cast<uint8_t>(types & ~constrain::kTypeString);
+    if (others != 0) words.emplace_back("false", others);
+  } else if (slots.value_type) {
+    static constexpr std::pair<std::string_view, uint8_t> kWords[] = {
+        {"string", constrain::kTypeString}, {"integer", constrain::kTypeInteger},
+        {"number", constrain::kTypeNumber}, {"boolean", constrain::kTypeBoolean},
+        {"null", constrain::kTypeNull},     {"object", constrain::kTypeObject},
+        {"array", constrain::kTypeArray}};
+    for (const auto& [word, bit] : kWords) {
+      if ((types & bit) == 0) continue;
+      if (bit == constrain::kTypeInteger && (types & constrain::kTypeNumber) != 0) continue;
+      words.emplace_back(word, bit);
+    }
+  }
+  return words;
+}
+
 namespace {
 
 using Slot = parse::CallGrammar::Slot;
@@ -129,22 +152,9 @@ void DescribeParam(const parse::ToolSpec& spec, const constrain::SchemaNode& nod
   }
   uint8_t types = node.types == 0 ? static_cast<uint8_t>(constrain::kTypeAny) : node.types;
   if (node.has_enum || node.const_value) types &= EnumTypes(node);
-  if (is_string) {
-    if ((types & constrain::kTypeString) != 0) AddWord(param, "true", constrain::kTypeString);
-    const auto others = static_cast<uint8_t>(types & ~constrain::kTypeString);
-    if (others != 0) AddWord(param, "false", others);
-  } else if (value_type) {
-    static const std::pair<const char*, uint8_t> words[] = {
-        {"string", constrain::kTypeString}, {"integer", constrain::kTypeInteger},
-        {"number", constrain::kTypeNumber}, {"boolean", constrain::kTypeBoolean},
-        {"null", constrain::kTypeNull},     {"object", constrain::kTypeObject},
-        {"array", constrain::kTypeArray}};
-    for (const auto& [word, bit] : words) {
-      if ((types & bit) == 0) continue;
-      if (bit == constrain::kTypeInteger && (types & constrain::kTypeNumber) != 0) continue;
-      AddWord(param, word, bit);
-    }
-  }
+  for (const auto& [word, bits] :
+       TypeWords(types, {.value_type = value_type, .is_string = is_string}))
+    AddWord(param, std::string(word), bits);
 }
 
 Expected<bool> MakeParams(const parse::CallGrammar& family, const parse::ToolSpec& spec,

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "crux/constrain/matcher.h"
@@ -78,6 +79,20 @@ struct Param {
   std::vector<uint8_t> type_bits;  // the TypeBits of each word
   SmallTrie type_trie;
 };
+
+// Where a key-value argument format announces a value's type: a kValueType slot (the JSON
+// Schema type name) and a kIsString slot ("true" / "false"). kIsString wins when both are set.
+struct TypeWordSlots {
+  bool value_type = false;
+  bool is_string = false;
+};
+
+// The words a value admitting `types` (TypeBits) may be announced with under `slots`, each with
+// the TypeBits it selects: kIsString gives "true" (a string) and "false" (the other types);
+// kValueType gives the type names in a fixed order, without "integer" when "number" is
+// admitted. Empty with neither slot. The words are string literals. The token grammar
+// (DescribeParam) admits exactly these; the GBNF writer (gbnf_tools.cc) starts from them.
+std::vector<std::pair<std::string_view, uint8_t>> TypeWords(uint8_t types, TypeWordSlots slots);
 
 struct Tool {
   std::string name;
