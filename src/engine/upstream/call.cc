@@ -114,6 +114,13 @@ void Call::Send() {
     http::async_read_header(*self->stream_, self->buffer_, *self->parser_,
                             [self](beast::error_code rec, size_t) {
                               if (self->finished_) return;
+                              if (rec == beast::error::timeout) {  // the deadline passed
+                                return self->Finish(StopReason::kError,
+                                                    self->Where() +
+                                                        " did not answer within the request "
+                                                        "timeout",
+                                                    504);
+                              }
                               if (rec) {
                                 return self->UpstreamFailed("no answer: " + rec.message());
                               }

@@ -166,10 +166,10 @@ class Collect final : public GenerationSink {
 };
 
 std::unique_ptr<UpstreamEngine> Make(std::vector<std::string> urls,
-                                     UpstreamKind kind = UpstreamKind::kLlamaServer) {
+                                     std::chrono::milliseconds timeout = 600s) {
   UpstreamOptions options;
   options.urls = std::move(urls);
-  options.kind = kind;
+  options.request_timeout = timeout;
   options.health_interval = 100ms;
   options.startup_timeout = 5s;
   auto made = MakeUpstreamEngine(options);
@@ -261,6 +261,26 @@ TEST(UpstreamEngineTest, LengthAndRefusalsAndCutStreams) {
   EXPECT_EQ(broken.reason, StopReason::kError);
   EXPECT_EQ(broken.error_status, 502);
   EXPECT_NE(broken.error.find("failed mid-generation"), std::string::npos) << broken.error;
+}
+
+TEST(UpstreamEngineTest, AStalledUpstreamEndsTheRequestAtItsTimeout) {
+  FakeUpstream upstream([](const std::string&, tcp::socket& socket) {
+    std::this_thread::sleep_for(1500ms);  // no answer
+    Write(socket, std::string(kSseHead) + FinalEvents("stop", 1, 0));
+  });
+  auto engine = Make({upstream.url()}, 300ms);
+  ASSERT_NE(engine, nullptr);
+  GenerateRequest request;
+  request.prompt = "p";
+  Collect sink;
+  const auto begin = std::chrono::steady_clock::now();
+  const GenerationUpdate last = Generate(*engine, request, sink);
+  EXPECT_LT(std::chrono::steady_clock::now() - begin, 1200ms);
+  EXPECT_EQ(last.reason, StopReason::kError);
+  EXPECT_EQ(last.error_status, 504);
+  EXPECT_NE(last.error.find("did not answer within the request timeout"), std::string::npos)
+      << last.error;
+  EXPECT_TRUE(engine->Upstreams()[0].healthy);  // slow is not down
 }
 
 TEST(UpstreamEngineTest, AFailedUpstreamIsSkippedAndRejoins) {
