@@ -130,7 +130,9 @@ Expected<Chunk> ReadChunk(std::string_view data) {
   const Json& json = *parsed;
   if (!json.is_object()) return Error(ErrorCode::kParse, "a stream event that is not an object");
   if (const auto error = json.find("error"); error != json.end()) {
-    return Error(ErrorCode::kUnavailable, ErrorMessageOf(data));
+    std::string message = ErrorMessageOf(data);
+    if (message.empty()) message = "an error event without a message";
+    return Error(ErrorCode::kUnavailable, std::move(message));
   }
   Chunk chunk;
   if (const auto choices = json.find("choices");

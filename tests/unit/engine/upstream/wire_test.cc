@@ -105,6 +105,9 @@ TEST(UpstreamWireTest, ErrorsAreNamed) {
   ASSERT_FALSE(error.ok());
   EXPECT_EQ(error.error().code(), ErrorCode::kUnavailable);
   EXPECT_EQ(error.error().message(), "the grammar is invalid");
+  auto empty = ReadChunk(R"({"error":{"message":""}})");  // found by upstream_stream_fuzz
+  ASSERT_FALSE(empty.ok());
+  EXPECT_FALSE(empty.error().message().empty());
   auto junk = ReadChunk("{\"choices\": [");
   ASSERT_FALSE(junk.ok());
   EXPECT_EQ(junk.error().code(), ErrorCode::kParse);
