@@ -45,36 +45,12 @@ struct ValueChoice {
   size_t json = SIZE_MAX;  // index of its JSON rule in the tool's AddSchemaValues call
 };
 
-// The types of an enum's (or const's) values, as tool_grammar.cc reads them.
-uint8_t EnumTypes(const constrain::SchemaNode& node) {
-  std::vector<std::string> values = node.enum_values;
-  if (node.const_value) values.push_back(*node.const_value);
-  uint8_t types = 0;
-  for (const std::string& value : values) {
-    const char first = value.empty() ? ' ' : value[0];
-    if (first == '"') {
-      types |= constrain::kTypeString;
-    } else if (first == '{') {
-      types |= constrain::kTypeObject;
-    } else if (first == '[') {
-      types |= constrain::kTypeArray;
-    } else if (first == 't' || first == 'f') {
-      types |= constrain::kTypeBoolean;
-    } else if (first == 'n') {
-      types |= constrain::kTypeNull;
-    } else {
-      types |= constrain::kTypeNumber | constrain::kTypeInteger;
-    }
-  }
-  return types;
-}
-
 // The type words a parameter may be announced with: tools::TypeWords of its types, narrowed by
 // its enum as tool_grammar.cc's DescribeParam does.
 std::vector<std::pair<std::string_view, uint8_t>> ParamTypeWords(const constrain::SchemaNode& node,
                                                                  const ArgumentLayout& layout) {
   uint8_t types = node.types == 0 ? static_cast<uint8_t>(constrain::kTypeAny) : node.types;
-  if (node.has_enum || node.const_value) types &= EnumTypes(node);
+  if (node.has_enum || node.const_value) types &= tools::EnumTypes(node);
   std::vector<std::pair<std::string_view, uint8_t>> words =
       tools::TypeWords(types, {.value_type = layout.value_type, .is_string = layout.is_string});
   // The renderer calls every number "number": an integer may be announced so too.

@@ -31,6 +31,28 @@ std::vector<std::pair<std::string_view, uint8_t>> TypeWords(uint8_t types, TypeW
   return words;
 }
 
+uint8_t EnumTypes(const constrain::SchemaNode& node) {
+  std::vector<std::string> values = node.enum_values;
+  if (node.const_value) values.push_back(*node.const_value);
+  uint8_t types = 0;
+  for (const std::string& value : values) {
+    const char first = value.empty() ? ' ' : value[0];
+    if (first == '"')
+      types |= constrain::kTypeString;
+    else if (first == '{')
+      types |= constrain::kTypeObject;
+    else if (first == '[')
+      types |= constrain::kTypeArray;
+    else if (first == 't' || first == 'f')
+      types |= constrain::kTypeBoolean;
+    else if (first == 'n')
+      types |= constrain::kTypeNull;
+    else
+      types |= constrain::kTypeNumber | constrain::kTypeInteger;
+  }
+  return types;
+}
+
 namespace {
 
 using Slot = parse::CallGrammar::Slot;
@@ -100,29 +122,6 @@ Grammar::Alternative MakeAlternative(const Grammar& g, std::string prefix, uint3
     target = g.ops[target].next;
   }
   return {std::move(prefix), target};
-}
-
-// The types of an enum's (or const's) values.
-uint8_t EnumTypes(const constrain::SchemaNode& node) {
-  std::vector<std::string> values = node.enum_values;
-  if (node.const_value) values.push_back(*node.const_value);
-  uint8_t types = 0;
-  for (const std::string& value : values) {
-    const char first = value.empty() ? ' ' : value[0];
-    if (first == '"')
-      types |= constrain::kTypeString;
-    else if (first == '{')
-      types |= constrain::kTypeObject;
-    else if (first == '[')
-      types |= constrain::kTypeArray;
-    else if (first == 't' || first == 'f')
-      types |= constrain::kTypeBoolean;
-    else if (first == 'n')
-      types |= constrain::kTypeNull;
-    else
-      types |= constrain::kTypeNumber | constrain::kTypeInteger;
-  }
-  return types;
 }
 
 void AddWord(Param& param, std::string word, uint8_t bits) {

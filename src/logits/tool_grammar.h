@@ -94,6 +94,10 @@ struct TypeWordSlots {
 // (DescribeParam) admits exactly these; the GBNF writer (gbnf_tools.cc) starts from them.
 std::vector<std::pair<std::string_view, uint8_t>> TypeWords(uint8_t types, TypeWordSlots slots);
 
+// The TypeBits of an enum's (or const's) values (a number counts as integer too), which narrow
+// the type words of a parameter.
+uint8_t EnumTypes(const constrain::SchemaNode& node);
+
 struct Tool {
   std::string name;
   std::string name_json;

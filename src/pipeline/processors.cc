@@ -14,10 +14,6 @@ namespace {
 
 using Processor = std::unique_ptr<logits::LogitsProcessor>;
 
-// Whitespace inside generated JSON: at most 20 bytes in a row (llama.cpp's grammars allow a
-// newline or two and 20 blanks), so that a model cannot fill its answer with blanks.
-constexpr uint32_t kMaxWhitespace = 20;
-
 std::vector<uint32_t> MarkerTokens(const engine::Engine& engine, const std::string& model,
                                    std::string_view marker) {
   std::vector<uint32_t> ids;
@@ -78,15 +74,6 @@ Expected<Processor> Grammar(const protocol::ChatRequest& request, const Processo
   return Processor();
 }
 
-std::optional<int> ThinkingBudget(const protocol::ChatRequest& request,
-                                  const ProcessorInputs& inputs) {
-  if (request.thinking_budget_tokens) return request.thinking_budget_tokens;
-  if (!request.reasoning_effort.empty()) {
-    if (auto budget = logits::BudgetForEffort(request.reasoning_effort)) return budget;
-  }
-  return inputs.default_thinking_budget;
-}
-
 // The thinking processor, owning `inner` (which then governs the answer after reasoning);
 // `inner` alone when there is no budget to enforce and no grammar to defer, or when the
 // family's markers are unknown.
@@ -115,6 +102,15 @@ Expected<Processor> Thinking(const protocol::ChatRequest& request, const Process
 }
 
 }  // namespace
+
+std::optional<int> ThinkingBudget(const protocol::ChatRequest& request,
+                                  const ProcessorInputs& inputs) {
+  if (request.thinking_budget_tokens) return request.thinking_budget_tokens;
+  if (!request.reasoning_effort.empty()) {
+    if (auto budget = logits::BudgetForEffort(request.reasoning_effort)) return budget;
+  }
+  return inputs.default_thinking_budget;
+}
 
 Expected<std::shared_ptr<logits::ProcessorChain>> BuildProcessors(
     const protocol::ChatRequest& request, const ProcessorInputs& inputs,

@@ -6,6 +6,7 @@
 // Engines without a vocabulary (the mock) get no processors.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,6 +24,15 @@ struct ProcessorInputs {
   bool prompt_opened = false;    // the rendered prompt opened the reasoning block
   std::optional<int> default_thinking_budget;
 };
+
+// Whitespace inside generated JSON: at most this many blanks in a row (llama.cpp's grammars
+// allow a newline or two and 20 blanks), so that a model cannot fill its answer with blanks.
+inline constexpr uint32_t kMaxWhitespace = 20;
+
+// The request's reasoning budget: thinking_token_budget (or Anthropic's budget_tokens), else
+// reasoning_effort's, else the server's default.
+std::optional<int> ThinkingBudget(const protocol::ChatRequest& request,
+                                  const ProcessorInputs& inputs);
 
 // Null when nothing applies. Errors: kInvalidArgument naming the field (a schema that does
 // not compile, a tool whose parameters do not compile).

@@ -11,8 +11,6 @@
 namespace crux::pipeline {
 namespace {
 
-// Whitespace inside generated JSON and around the answer, as for local generation.
-constexpr uint32_t kMaxWhitespace = 20;
 constexpr int kMaxLeadingBlanks = 4;  // before a required call block
 
 struct Answer {
@@ -75,14 +73,6 @@ Expected<Answer> AnswerRule(const protocol::ChatRequest& request, const Processo
   return Answer{};
 }
 
-std::optional<int> Budget(const protocol::ChatRequest& request, const ProcessorInputs& inputs) {
-  if (request.thinking_budget_tokens) return request.thinking_budget_tokens;
-  if (!request.reasoning_effort.empty()) {
-    if (auto budget = logits::BudgetForEffort(request.reasoning_effort)) return budget;
-  }
-  return inputs.default_thinking_budget;
-}
-
 // The markers the upstream must render as text: the reasoning family's and the tool family's.
 void AddMarkers(const ProcessorInputs& inputs, engine::OutputRequirements& out) {
   const auto add = [&out](std::string_view marker) {
@@ -108,14 +98,21 @@ void AddMarkers(const ProcessorInputs& inputs, engine::OutputRequirements& out) 
   }
 }
 
+// The answer behind the reasoning block (`block`: its body and end marker, in GBNF), and the
+// blanks after it: required when the prompt opened the block, else optional after `start`.
+std::string WithReasoning(const std::string& start, const std::string& block, bool prompt_opened,
+                          const std::string& answer) {
+  const std::string rest = block + " [ \\t\\n]{0," + std::to_string(kMaxWhitespace) + "}";
+  if (prompt_opened) return rest + " " + answer;
+  return "(" + start + " " + rest + ")? " + answer;
+}
+
 // The whole output: the reasoning block (when the family has markers) before the answer.
 std::string RootRule(const engine::OutputRequirements& r, bool prompt_opened,
                      const std::string& answer, constrain::GbnfWriter& writer) {
   if (r.reasoning_start.empty() || r.reasoning_end.empty()) return answer;
-  const std::string blanks = "[ \\t\\n]{0," + std::to_string(kMaxWhitespace) + "}";
-  const std::string reasoning = writer.AddTextUntil(r.reasoning_end);
-  if (prompt_opened) return reasoning + " " + blanks + " " + answer;
-  return "(" + writer.Literal(r.reasoning_start) + " " + reasoning + " " + blanks + ")? " + answer;
+  return WithReasoning(writer.Literal(r.reasoning_start), writer.AddTextUntil(r.reasoning_end),
+                       prompt_opened, answer);
 }
 
 // A marker llama.cpp's grammars can name as a token: `<…>` with no other `>` inside.
@@ -129,10 +126,8 @@ bool TokenSyntax(std::string_view marker) {
 std::string TokenRootRule(const engine::OutputRequirements& r, bool prompt_opened,
                           const std::string& answer) {
   if (!TokenSyntax(r.reasoning_start) || !TokenSyntax(r.reasoning_end)) return "";
-  const std::string blanks = "[ \t\n]{0," + std::to_string(kMaxWhitespace) + "}";
-  const std::string block = "!" + r.reasoning_end + "* " + r.reasoning_end + " " + blanks;
-  if (prompt_opened) return block + " " + answer;
-  return "(" + r.reasoning_start + " " + block + ")? " + answer;
+  return WithReasoning(r.reasoning_start, "!" + r.reasoning_end + "* " + r.reasoning_end,
+                       prompt_opened, answer);
 }
 
 }  // namespace
@@ -157,7 +152,7 @@ Expected<std::shared_ptr<const engine::OutputRequirements>> BuildRequirements(
     if (!info->start_markers.empty() && !info->end_markers.empty()) {
       out->reasoning_start = std::string(info->start_markers.front());
       out->reasoning_end = std::string(info->end_markers.front());
-      out->thinking_budget = Budget(request, inputs);
+      out->thinking_budget = ThinkingBudget(request, inputs);
       out->reasoning_opened = inputs.prompt_opened;
     }
   }
