@@ -438,6 +438,10 @@ void AddBrowserAndStoreOptions(CLI::App* cmd, ServeFlags& flags) {
                   "Comma-separated origins (http://app.example:3000) that get CORS headers; '*' "
                   "any (default: none)")
       ->delimiter(',');
+  cmd->add_flag_callback(
+      "--no-webui", [&s] { s.webui = false; },
+      "Do not serve the chat page at GET / (API-only deployments); / then answers one line of "
+      "text naming the endpoints");
   cmd->add_option("--response-store-bytes", flags.response_store_bytes,
                   "Responses API: memory for stored responses (previous_response_id, "
                   "item_reference, GET/DELETE /v1/responses/{id}); oldest evicted first; 0: "
@@ -463,10 +467,11 @@ void AddServeCommand(CLI::App& app, std::function<int()>& run) {
   CLI::App* cmd = app.add_subcommand(
       "serve",
       "Serve OpenAI Chat Completions (/v1/chat/completions), Anthropic Messages (/v1/messages)\n"
-      "and OpenAI Responses (/v1/responses), plus /v1/completions, /v1/models, /tokenize, "
-      "/detokenize, /health and /metrics (and /v1/mcp/tools, /v1/mcp/servers, /v1/mcp/execute "
-      "with --mcp-config); a GGUF model runs in-process (--model), an engine that already runs "
-      "generates (--upstream URL), or scripted output is replayed (--engine mock).");
+      "and OpenAI Responses (/v1/responses), plus the chat page at /, /v1/completions, "
+      "/v1/models, /tokenize, /detokenize, /health and /metrics (and /v1/mcp/tools, "
+      "/v1/mcp/servers, /v1/mcp/execute with --mcp-config); a GGUF model runs in-process "
+      "(--model), an engine that already runs generates (--upstream URL), or scripted output is "
+      "replayed (--engine mock).");
   AddEndpointOptions(cmd, *flags);
   AddUpstreamOptions(cmd, *flags);
   AddLimitOptions(cmd, *flags);

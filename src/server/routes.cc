@@ -25,6 +25,9 @@ Route RouteFor(std::string_view target) {
   Route route;
   if (target == "/") {
     route.resource = Resource::kRoot;
+  } else if (target.starts_with("/ui/")) {
+    route.resource = Resource::kWebAsset;
+    route.id = std::string(target);
   } else if (target == "/health" || target == "/v1/health") {
     route.resource = Resource::kHealth;
   } else if (target == "/metrics") {

@@ -13,6 +13,7 @@ namespace crux::server {
 enum class Resource {
   kNone,
   kRoot,
+  kWebAsset,  // a file of the chat page, under /ui/
   kHealth,
   kMetrics,
   kModels,
@@ -29,7 +30,7 @@ enum class Resource {
 struct Route {
   Resource resource = Resource::kNone;
   protocol::Api api = protocol::Api::kChatCompletions;  // kApi, kStoredResponse
-  std::string id;                                       // kModel, kStoredResponse
+  std::string id;  // kModel, kStoredResponse; kWebAsset: the whole path ("/ui/app.js")
 };
 
 // The route of a request target (without its query); the /v1 prefix is optional.

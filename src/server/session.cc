@@ -23,6 +23,7 @@
 #include "server/mcp_endpoints.h"
 #include "server/routes.h"
 #include "server/update_queue.h"
+#include "server/webui.h"
 
 namespace crux::server {
 namespace {
@@ -297,7 +298,8 @@ class Session {
 
   net::awaitable<bool> Handle(const Request& req, const Route& route) {
     const std::string_view target = Path(req.base());
-    if (route.resource == Resource::kNone) {
+    if (route.resource == Resource::kNone ||
+        (route.resource == Resource::kWebAsset && PageAsset(route) == nullptr)) {
       co_return co_await WriteError(ApiForTarget(target), 404,
                                     "no route for " + std::string(target));
     }
@@ -317,12 +319,8 @@ class Session {
     }
     switch (route.resource) {
       case Resource::kRoot:
-        co_return co_await WriteText(
-            http::status::ok,
-            "crux serve: OpenAI Chat Completions at /v1/chat/completions, Anthropic Messages at "
-            "/v1/messages, OpenAI Responses at /v1/responses, OpenAI Completions at "
-            "/v1/completions\n",
-            "text/plain; charset=utf-8");
+      case Resource::kWebAsset:
+        co_return co_await HandlePage(req, route);
       case Resource::kHealth:
         co_return co_await WriteJson(http::status::ok, HealthBody(), true);
       case Resource::kMetrics:
@@ -350,6 +348,61 @@ class Session {
         break;
     }
     co_return false;
+  }
+
+  // The chat page's file a route asks for: "/" for the root, the path under /ui/; nullptr
+  // when the page is off (--no-webui), not built in, or has no such file.
+  const WebAsset* PageAsset(const Route& route) const {
+    if (!state_.config.webui) return nullptr;
+    if (route.resource == Resource::kRoot) return FindWebAsset("/");
+    if (route.resource == Resource::kWebAsset) return FindWebAsset(route.id);
+    return nullptr;
+  }
+
+  // GET / and /ui/…: a file of the chat page (Handle has answered 404 for a missing one
+  // under /ui/); without the page, / answers one line of text naming the endpoints.
+  net::awaitable<bool> HandlePage(const Request& req, const Route& route) {
+    if (const WebAsset* asset = PageAsset(route)) co_return co_await WriteAsset(req, *asset);
+    co_return co_await WriteText(
+        http::status::ok,
+        "crux serve: OpenAI Chat Completions at /v1/chat/completions, Anthropic Messages at "
+        "/v1/messages, OpenAI Responses at /v1/responses, OpenAI Completions at "
+        "/v1/completions\n",
+        "text/plain; charset=utf-8");
+  }
+
+  // Writes a file of the page from its static bytes (no copy): gzip when the request admits
+  // it, a 304 with no body when If-None-Match holds its ETag, the headers alone for HEAD.
+  // Vary and the page's security headers go on every answer, 304 included.
+  net::awaitable<bool> WriteAsset(const Request& req, const WebAsset& asset) {
+    const bool gzip = AcceptsGzip(FieldValue(req, http::field::accept_encoding));
+    const std::string_view body = gzip ? asset.gzip : asset.identity;
+    // Each encoding has its own validator (RFC 9110 8.8.3): the gzip bytes' tag ends in -gz.
+    std::string etag(asset.etag);
+    if (gzip) etag.insert(etag.size() - 1, "-gz");
+    const bool not_modified = EtagMatches(FieldValue(req, http::field::if_none_match), etag);
+    const int status = not_modified ? 304 : 200;
+    http::response<http::empty_body> res{static_cast<http::status>(status), version_};
+    if (!not_modified) {
+      res.set(http::field::content_type, asset.content_type);
+      if (gzip) res.set(http::field::content_encoding, "gzip");
+      res.content_length(body.size());
+    }
+    res.set(http::field::etag, etag);
+    for (const WebHeaderField& field : kWebPageHeaders)
+      res.set(field.name, field.value);
+    Decorate(res, status);
+    // Decorate's `Vary: Origin` (a CORS origin) is kept beside ours.
+    const auto vary = res.find(http::field::vary);
+    res.set(http::field::vary, vary == res.end()
+                                   ? std::string("Accept-Encoding")
+                                   : std::string(vary->value()) + ", Accept-Encoding");
+    if (!keep_alive_ && version_ < 11) res.set(http::field::connection, "close");
+    CountResponse(status);
+    bool ok = co_await Send(Head(res.base()));
+    if (ok && method_ != http::verb::head && !not_modified) ok = co_await Send(body);
+    if (!ok) ReportWriteFailure();
+    co_return ok&& keep_alive_;
   }
 
   static Metrics::Endpoint EndpointFor(protocol::Api api) {
@@ -1025,15 +1078,20 @@ class Session {
       res.body() = std::move(body);
       res.prepare_payload();
     }
-    // Counted before the write: a client that has its response sees it in /metrics.
-    if (endpoint_ != Metrics::kOther || status >= 400) {
-      state_.metrics.RequestDone(endpoint_, status, SecondsSince(start_));
-    }
+    CountResponse(status);
     if (status >= 400) spdlog::info("{} {}", status, res.body().substr(0, 300));
     bool ok = co_await Send(Head(res.base()));
     if (ok && method_ != http::verb::head && !no_content) ok = co_await Send(res.body());
     if (!ok) ReportWriteFailure();
     co_return ok&& keep_alive_;
+  }
+
+  // Counts a whole response in /metrics: every answer of the API endpoints, and errors of the
+  // others. Called before the write: a client that has its response sees it in /metrics.
+  void CountResponse(int status) {
+    if (endpoint_ != Metrics::kOther || status >= 400) {
+      state_.metrics.RequestDone(endpoint_, status, SecondsSince(start_));
+    }
   }
 
   void ReportWriteFailure() {

@@ -36,6 +36,10 @@ struct ServerConfig {
   // the origins that get CORS headers ("*": any).
   std::vector<std::string> allowed_hosts;
   std::vector<std::string> cors_origins;
+  // The chat page at GET / and its files under /ui/ (when the binary embeds them: see
+  // docs/webui.md). false (--no-webui): / answers one line of text naming the endpoints and
+  // /ui/… is a 404.
+  bool webui = true;
   pipeline::PipelineConfig pipeline;
   // MCP tools (--mcp-config): listed at /v1/mcp/tools and /v1/mcp/servers, executed at
   // /v1/mcp/execute. nullptr: MCP is off. Started by the caller before Run().
