@@ -16,10 +16,13 @@ port="${PORT:-8000}"
 host="${HOST:-127.0.0.1}"
 
 scripts/install-deps.sh
+# The chat page's libraries and bundler (web/package-lock.json); without them crux builds with
+# no page at / (the API is the same).
+(cd web && npm ci --no-audit --no-fund --loglevel=error) || echo "run: the chat page is not built" >&2
 if [[ $mock == 1 ]]; then
   cmake --preset release -DCRUX_BUILD_TESTS=OFF -DCRUX_BUILD_BENCH=OFF >/dev/null
   cmake --build --preset release --target crux
-  echo "crux serve (mock engine) on http://$host:$port"
+  echo "crux serve (mock engine) on http://$host:$port — open it in a browser for the chat page"
   exec build/release/apps/crux/crux serve --engine mock --script tests/e2e/scripts \
     --reasoning-parser qwen3 --tool-call-parser hermes --host "$host" --port "$port"
 fi
@@ -35,7 +38,7 @@ model="${MODEL:-build/release/models/tiny-qwen3.gguf}"
 name="$(basename "$model" .gguf)"
 
 cat <<TXT
-crux serve on http://$host:$port with $model — try:
+crux serve on http://$host:$port with $model — open it in a browser for the chat page, or try:
   curl -N http://$host:$port/v1/chat/completions -H 'content-type: application/json' -d '{
     "model": "$name", "stream": true, "max_tokens": 200, "thinking_token_budget": 16,
     "messages": [{"role": "user", "content": "Weather in Paris?"}], "tool_choice": "required",

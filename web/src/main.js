@@ -150,7 +150,8 @@ function markFirstToken(message) {
   performance.measure('crux:first-token', { start: message.timing.sent, end: message.timing.first });
 }
 
-async function generate(conversation) {
+// `sent`: when the user sent it (performance.now()), the start of the first-token time.
+async function generate(conversation, sent = performance.now()) {
   let body;
   try {
     body = buildRequest(conversation, conversation.settings);
@@ -171,7 +172,7 @@ async function generate(conversation) {
   const controller = new AbortController();
   state.running = { controller, message, conversation };
   setRunning(true);
-  message.timing.sent = performance.now();
+  message.timing.sent = sent;
   try {
     message.constraint = await streamChat(body, {
       apiKey: state.apiKey,
@@ -205,6 +206,7 @@ function stop() {
 
 async function send(text) {
   if (state.running) return;
+  const sent = performance.now();
   const c = state.current;
   if (!c.settings.model && state.models.length > 0) c.settings.model = state.models[0];
   if (c.messages.length === 0) c.title = titleFor(text);
@@ -214,7 +216,7 @@ async function send(text) {
   $('messages').append(node);
   renderSidebar();
   renderHeader();
-  await generate(c);
+  await generate(c, sent);
 }
 
 async function answerTool(part, result) {
