@@ -5,7 +5,7 @@
 // screenshot under CRUX_ARTIFACTS (default: a temporary folder) after its key elements are
 // checked. Skipped where Chromium is not installed (scripts/install-deps.sh installs it).
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -364,6 +364,54 @@ describe('the chat page: stop, keyboard, phone, API key, flags', { skip: !availa
     const page = await context.newPage();
     const res = await page.goto(`http://rebind.example:${slow.port}/`);
     assert.equal(res.status(), 403, 'a page at a foreign name that resolves to crux is refused');
+    await context.close();
+  });
+});
+
+// The MCP tool loop: the model calls a tool of server-everything (from tests/e2e's npm ci),
+// crux runs it, and the page shows the call with its result, then the answer.
+const MCP_MODULES = path.join(here, 'node_modules', '@modelcontextprotocol');
+describe('the chat page with MCP tools the server runs', {
+  skip: (!available && `no browser at ${CHROMIUM}`) || (!existsSync(MCP_MODULES) && 'npm ci in tests/e2e first'),
+}, () => {
+  let crux;
+  let dir;
+  before(async () => {
+    browser ??= await launch();
+    dir = mkdtempSync(path.join(os.tmpdir(), 'crux-webui-mcp-'));
+    const call = JSON.stringify({ name: 'everything__get-sum', arguments: { a: 2, b: 40 } });
+    writeFileSync(path.join(dir, 'sum.txt'), `Let me add them.\n<tool_call>\n${call}\n</tool_call>\n--- next turn ---\nThe sum is 42.`);
+    writeFileSync(path.join(dir, 'mcp.json'), JSON.stringify({
+      mcpServers: { everything: { command: 'node', args: [path.join(MCP_MODULES, 'server-everything/dist/index.js'), 'stdio'] } },
+    }));
+    crux = await startServer(['--mcp-config', path.join(dir, 'mcp.json'), '--mcp-tool-loop', '--api-key', 'sk-mcp'],
+      { script: dir, startTimeoutMs: 30000 });
+  });
+  after(async () => {
+    await browser?.close();
+    browser = null;
+    await crux?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('server tools: the call, its arguments and the result crux got from the MCP server', async () => {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 820 } });
+    await context.addInitScript(() => localStorage.setItem('crux.apiKey', 'sk-mcp'));
+    const page = await open(crux.url, { context });
+    await page.waitForFunction(() => /MCP tools/.test(document.querySelector('#server-info').textContent));
+    await page.click('#settings-button');
+    assert.match(await page.locator('#mcp-count').innerText(), /\(\d+ offered\)/);
+    await page.click('#settings-done');
+    await settings(page, { 'set-mcp-tools': true });
+    const answer = await ask(page, 'What is 2 + 40?');
+    const call = answer.locator('.tool-call[data-ran="true"]');
+    assert.equal(await call.locator('.tool-name').innerText(), 'get-sum', 'the tool’s own name; the status names its server');
+    assert.deepEqual(JSON.parse(await call.locator('.tool-args').innerText()), { a: 2, b: 40 });
+    assert.equal(await call.locator('.tool-status').innerText(), 'ran on everything');
+    assert.equal(await call.locator('.tool-result').innerText(), 'The sum of 2 and 40 is 42.');
+    assert.match(await answer.locator('.text').last().innerText(), /The sum is 42\./);
+    assert.equal(await answer.locator('.tool-result-form').count(), 0, 'nothing for the user to answer');
+    await shot(page, 'mcp', ['.tool-call[data-ran="true"] .tool-result', '.message.assistant .text']);
     await context.close();
   });
 });

@@ -116,7 +116,7 @@ function statsText(message) {
   if (u) out.push(`${u.completion_tokens} tokens`);
   const t = message.timing;
   if (t.first !== undefined && t.sent !== undefined) out.push(`first token ${Math.round(t.first - t.sent)} ms`);
-  if (u && t.first !== undefined && t.end !== undefined && t.end > t.first && u.completion_tokens > 1) {
+  if (u && t.first !== undefined && t.end !== undefined && t.end - t.first >= 100 && u.completion_tokens > 1) {
     out.push(`${((u.completion_tokens - 1) / ((t.end - t.first) / 1000)).toFixed(1)} tok/s`);
   }
   if (message.finish) out.push(`finish: ${message.finish}`);
