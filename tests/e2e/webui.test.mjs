@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 
-import { llamaCppDir, place, startModelServer, tinyModel } from './lib/model.mjs';
+import { checkPlace, llamaCppDir, place, startModelServer, tinyModel } from './lib/model.mjs';
 import { metric, startServer } from './lib/server.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -455,5 +455,43 @@ describe('the chat page on the tiny model', { skip: modelSkip }, () => {
     assert.equal(await answer.locator('.json-badge').getAttribute('class'), 'json-badge valid', await answer.innerText());
     assert.match(await answer.locator('.meta').innerText(), /constraint: enforced/);
     await shot(page, 'tiny-json', ['.json-badge.valid', '.json-output pre']);
+  });
+
+  test('a tool call on a real model: tool_choice required gives a call whose arguments fit the schema', async () => {
+    const page = await open(crux.url);
+    await page.waitForFunction(() => document.querySelector('#server-info').textContent !== '');
+    const tools = JSON.stringify([{ type: 'function', function: { name: 'get_weather', parameters: place } }]);
+    await settings(page, { 'set-thinking': false, 'set-max-tokens': '300', 'set-client-tools': true, 'set-tools-json': tools, 'set-parallel-tools': false });
+    await page.click('#settings-button');
+    await page.selectOption('#set-tool-choice', 'required');
+    await page.click('#settings-done');
+    const answer = await ask(page, 'Weather in Paris?');
+    const calls = answer.locator('.tool-call');
+    assert.equal(await calls.count(), 1, 'one call: parallel calls are off');
+    for (const call of await calls.all()) {
+      assert.equal(await call.locator('.tool-name').innerText(), 'get_weather');
+      checkPlace(JSON.parse(await call.locator('.tool-args').innerText()));
+    }
+    assert.match(await answer.locator('.meta').innerText(), /finish: tool_calls/);
+    await shot(page, 'tiny-tool-call', ['.tool-call .tool-name', '.tool-call .tool-args']);
+  });
+
+  test('stop on a real model frees its slot at once; reload keeps the conversation', async () => {
+    const page = await open(crux.url);
+    await page.waitForFunction(() => document.querySelector('#server-info').textContent !== '');
+    await settings(page, { 'set-thinking': false, 'set-max-tokens': '1500' });
+    const cancelled = await metric(crux.url, 'crux_cancelled_total');
+    await page.fill('#input', 'Write a long story');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => Number(document.querySelector('.message.assistant')?.dataset.chunks) >= 5);
+    await page.click('#stop');
+    await page.waitForSelector('.message.assistant[data-state="stopped"]');
+    await until(async () => await metric(crux.url, 'crux_cancelled_total') > cancelled, 'the server to count the cancellation');
+    const text = await last(page).locator('.text').innerText();
+    await page.reload();
+    await page.waitForSelector('.message.assistant[data-state="stopped"]');
+    assert.equal(await last(page).locator('.text').innerText(), text, 'the stopped answer is kept as it was');
+    assert.match(await page.locator('.message.user').last().innerText(), /Write a long story/);
+    await shot(page, 'tiny-stopped-reloaded', ['.message.assistant[data-state="stopped"]', '.message.user']);
   });
 });

@@ -241,6 +241,8 @@ const fields = {
   mcpTools: ['set-mcp-tools', 'checked'],
   clientTools: ['set-client-tools', 'checked'],
   toolsJson: ['set-tools-json', 'value'],
+  toolChoice: ['set-tool-choice', 'value'],
+  parallelTools: ['set-parallel-tools', 'checked'],
   jsonMode: ['set-json-mode', 'checked'],
   schema: ['set-schema', 'value'],
 };
@@ -268,6 +270,8 @@ function showSettingsStatus() {
   $('tools-status').className = `status ${tools.startsWith('✓') ? 'good' : 'bad'}`;
   $('set-thinking-budget').disabled = !s.thinking;
   $('set-tools-json').disabled = !s.clientTools;
+  $('set-tool-choice').disabled = !s.clientTools;
+  $('set-parallel-tools').disabled = !s.clientTools;
   $('set-schema').disabled = !s.jsonMode;
   $('set-mcp-tools').disabled = state.mcpTools.length === 0 && !s.mcpTools;
   $('mcp-count').textContent = state.mcpTools.length ? `(${state.mcpTools.length} offered)` : '(none offered)';

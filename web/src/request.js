@@ -10,6 +10,8 @@ export const DEFAULT_SETTINGS = Object.freeze({
   mcpTools: false,
   clientTools: false,
   toolsJson: '',
+  toolChoice: 'auto',
+  parallelTools: true,
   jsonMode: false,
   schema: '',
 });
@@ -99,7 +101,11 @@ export function buildRequest(conversation, settings) {
   body.chat_template_kwargs = { enable_thinking: Boolean(settings.thinking) };
   const budget = numberOrNull(settings.thinkingBudget, 'Thinking budget', { integer: true, min: 0 });
   if (settings.thinking && budget !== null) body.thinking_token_budget = budget;
-  if (settings.clientTools && settings.toolsJson?.trim()) body.tools = parseTools(settings.toolsJson);
+  if (settings.clientTools && settings.toolsJson?.trim()) {
+    body.tools = parseTools(settings.toolsJson);
+    if (settings.toolChoice && settings.toolChoice !== 'auto') body.tool_choice = settings.toolChoice;
+    if (settings.parallelTools === false) body.parallel_tool_calls = false;
+  }
   if (settings.mcpTools) body.mcp_tools = true;
   if (settings.jsonMode) body.response_format = responseFormat(settings.schema);
   return body;

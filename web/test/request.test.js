@@ -31,6 +31,16 @@ test('the settings become their request fields', () => {
   assert.deepEqual(body.response_format, { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object' }, strict: true } });
 });
 
+test('tool_choice goes with the tools: required or none when chosen, auto left to the default', () => {
+  const tools = { clientTools: true, toolsJson: '[{"name":"f"}]' };
+  assert.equal(buildRequest(conversation([]), settings({ ...tools, toolChoice: 'required' })).tool_choice, 'required');
+  assert.equal(buildRequest(conversation([]), settings({ ...tools, toolChoice: 'none' })).tool_choice, 'none');
+  assert.equal('tool_choice' in buildRequest(conversation([]), settings({ ...tools, toolChoice: 'auto' })), false);
+  assert.equal('tool_choice' in buildRequest(conversation([]), settings({ toolChoice: 'required' })), false, 'no tools, no tool_choice');
+  assert.equal(buildRequest(conversation([]), settings({ ...tools, parallelTools: false })).parallel_tool_calls, false);
+  assert.equal('parallel_tool_calls' in buildRequest(conversation([]), settings({ ...tools })), false, 'the server’s default otherwise');
+});
+
 test('thinking off sends enable_thinking false and no budget; tools off sends none', () => {
   const body = buildRequest(conversation([]), settings({ thinking: false, thinkingBudget: '10', clientTools: false, toolsJson: '[{"name":"f"}]' }));
   assert.deepEqual(body.chat_template_kwargs, { enable_thinking: false });
