@@ -1,5 +1,6 @@
-// Builds the chat page: src/main.js and its libraries (pinned in package-lock.json) into one
-// minified app.js, src/style.css into app.css, beside index.html; each also gzip-compressed.
+// Builds the chat page: src/main.js into a minified app.js and the libraries it loads later
+// (pinned in package-lock.json) into files of their own, src/style.css into app.css, beside
+// index.html; each also gzip-compressed.
 //   node build.mjs --out DIR [--cc FILE]
 // --cc also writes the C++ source that embeds the files in crux (WebAssets(), webui.h).
 // Prints the sizes, identity and gzip, as JSON.
@@ -18,13 +19,30 @@ function option(name) {
   return i > 0 ? process.argv[i + 1] : undefined;
 }
 
-async function bundle(entry, loader) {
+// The page's script: app.js, and the libraries it imports dynamically (markdown, the schema
+// check) as files of their own that load after the first paint. [{name, bytes}]
+async function bundleScripts() {
   const result = await build({
-    entryPoints: [path.join(here, 'src', entry)],
+    entryPoints: { app: path.join(here, 'src', 'main.js') },
+    bundle: true,
+    splitting: true,
+    minify: true,
+    format: 'esm',
+    target: ['chrome100', 'firefox100', 'safari15'],
+    legalComments: 'none',
+    outdir: path.join(here, 'out'),
+    chunkNames: '[name]-[hash]',
+    write: false,
+    logLevel: 'error',
+  });
+  return result.outputFiles.map((f) => ({ name: path.basename(f.path), bytes: Buffer.from(f.contents) }));
+}
+
+async function bundleStyle() {
+  const result = await build({
+    entryPoints: [path.join(here, 'src', 'style.css')],
     bundle: true,
     minify: true,
-    format: loader === 'js' ? 'esm' : undefined,
-    target: ['chrome100', 'firefox100', 'safari15'],
     legalComments: 'none',
     write: false,
     logLevel: 'error',
@@ -71,10 +89,11 @@ ${rows}
 
 const out = option('--out') ?? path.join(here, 'dist');
 const cc = option('--cc');
+const scripts = (await bundleScripts()).sort((a, b) => (a.name === 'app.js' ? -1 : b.name === 'app.js' ? 1 : a.name.localeCompare(b.name)));
 const assets = [
   asset('/', 'text/html; charset=utf-8', readFileSync(path.join(here, 'index.html'))),
-  asset('/ui/app.js', 'text/javascript; charset=utf-8', await bundle('main.js', 'js')),
-  asset('/ui/app.css', 'text/css; charset=utf-8', await bundle('style.css', 'css')),
+  ...scripts.map((f) => asset(`/ui/${f.name}`, 'text/javascript; charset=utf-8', f.bytes)),
+  asset('/ui/app.css', 'text/css; charset=utf-8', await bundleStyle()),
 ];
 mkdirSync(out, { recursive: true });
 const sizes = {};

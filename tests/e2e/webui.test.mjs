@@ -229,6 +229,8 @@ describe('the chat page, on the mock engine', { skip: !available && `no browser 
     await page.reload();
     await page.waitForSelector('.message.assistant');
     assert.equal(await page.locator('#conversations li').count(), 3);
+    // (The JSON check arrives with the libraries, after the first paint.)
+    await page.waitForSelector('.json-badge.valid');
     assert.equal(await page.locator('.json-badge.valid').count(), 1, 'the open conversation is the JSON one');
     await page.locator('#conversations li').nth(1).locator('.open').click();
     assert.equal(await page.locator('.tool-call .tool-name').innerText(), 'get_weather');

@@ -27,17 +27,3 @@ export function checkAnswer(text, schemaText) {
     .map((e) => `${e.instanceLocation}: ${e.error}`);
   return { json: true, pretty, valid: result.valid, errors: result.valid ? [] : errors.slice(0, 5) };
 }
-
-// Whether a schema editor's text is usable: null when it is, else what is wrong.
-export function schemaProblem(schemaText) {
-  if (!schemaText?.trim()) return null;
-  try {
-    const schema = JSON.parse(schemaText);
-    if (schema === null || Array.isArray(schema) || (typeof schema !== 'object' && typeof schema !== 'boolean')) {
-      return 'a schema is a JSON object';
-    }
-    return null;
-  } catch (e) {
-    return `not JSON: ${e.message}`;
-  }
-}

@@ -1,9 +1,8 @@
 // The chat page: conversations in the browser's storage, each streamed from the server's
 // own /v1/chat/completions.
 import { ApiError, listMcpTools, listModels, streamChat } from './api.js';
-import { schemaProblem } from './jsonmode.js';
-import { el, renderAssistant, renderUser } from './render.js';
-import { buildRequest, parseTools, titleFor } from './request.js';
+import { el, libsReady, renderAssistant, renderUser } from './render.js';
+import { buildRequest, parseTools, schemaProblem, titleFor } from './request.js';
 import { ChatStore, newConversation, settle } from './store.js';
 import { applyChunk, newAssistantMessage, pendingToolCalls } from './stream.js';
 
@@ -195,7 +194,7 @@ async function generate(conversation, sent = performance.now()) {
   message.timing.end = performance.now();
   state.running = null;
   setRunning(false);
-  persist(conversation);
+  if (state.conversations.includes(conversation)) persist(conversation);  // not once deleted
   node.update();
   scrollToEnd();
 }
@@ -384,6 +383,13 @@ function start() {
   if (!state.current) startConversation();
   wire();
   renderAll();
+  // The markdown and JSON libraries load after the first paint; then the messages shown as
+  // plain text until now are rendered in place.
+  libsReady.then(() => {
+    for (const m of state.current?.messages ?? []) {
+      if (m.role === 'assistant') nodes.get(m)?.update?.();
+    }
+  });
   loadServer();
   $('input').focus();
 }

@@ -1,9 +1,14 @@
 // The messages of a conversation as DOM. An assistant message is updated in place while it
 // streams: each part keeps its element, so an opened reasoning block stays open and only
 // the text that grew is rendered again.
-import { checkAnswer } from './jsonmode.js';
-import { renderJson, renderMarkdown } from './markdown.js';
 import { answerText, reasoningTokens } from './stream.js';
+
+// markdown.js and jsonmode.js with their libraries (marked, DOMPurify, highlight.js, the
+// schema validator): a separate file, loaded without delaying the first paint. Until it is
+// there, answers show as plain text.
+let libs = null;
+export const libsReady = Promise.all([import('./markdown.js'), import('./jsonmode.js')])
+  .then(([markdown, jsonmode]) => { libs = { ...markdown, ...jsonmode }; });
 
 export function el(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
@@ -79,8 +84,12 @@ function textElement() {
   const node = el('div', { class: 'text markdown' });
   node.update = (part) => {
     if (node.rendered === part.text) return;
+    if (!libs) {
+      node.textContent = part.text;
+      return;
+    }
     node.rendered = part.text;
-    renderMarkdown(node, part.text);
+    libs.renderMarkdown(node, part.text);
   };
   return node;
 }
@@ -93,17 +102,17 @@ function jsonElement(mode) {
   const node = el('div', { class: 'json-output' }, badge, el('pre', {}, code), errors);
   node.update = (message, streaming) => {
     const text = answerText(message);
-    if (streaming || message.state !== 'done') {
-      badge.textContent = streaming ? 'JSON · streaming' : 'JSON · incomplete';
+    if (streaming || message.state !== 'done' || !libs) {
+      badge.textContent = streaming ? 'JSON · streaming' : libs ? 'JSON · incomplete' : 'JSON';
       badge.className = 'json-badge';
       code.className = '';
       code.textContent = text;
       return;
     }
-    const check = checkAnswer(text, mode.schema);
+    const check = libs.checkAnswer(text, mode.schema);
     badge.className = `json-badge ${check.valid ? 'valid' : 'invalid'}`;
     badge.textContent = check.valid ? (mode.schema?.trim() ? '✓ valid JSON · matches the schema' : '✓ valid JSON object') : '✗ invalid';
-    if (check.json) renderJson(code, check.pretty);
+    if (check.json) libs.renderJson(code, check.pretty);
     else code.textContent = text;
     errors.replaceChildren(...check.errors.map((e) => el('li', { text: e })));
   };

@@ -116,3 +116,17 @@ export function titleFor(text) {
   const line = text.trim().split('\n')[0].replace(/\s+/g, ' ');
   return line.length > 48 ? `${line.slice(0, 47)}…` : line || 'New chat';
 }
+
+// Whether a schema editor's text is usable: null when it is, else what is wrong.
+export function schemaProblem(schemaText) {
+  if (!schemaText?.trim()) return null;
+  try {
+    const schema = JSON.parse(schemaText);
+    if (schema === null || Array.isArray(schema) || (typeof schema !== 'object' && typeof schema !== 'boolean')) {
+      return 'a schema is a JSON object';
+    }
+    return null;
+  } catch (e) {
+    return `not JSON: ${e.message}`;
+  }
+}

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { checkAnswer, schemaProblem } from '../src/jsonmode.js';
+import { checkAnswer } from '../src/jsonmode.js';
+import { schemaProblem } from '../src/request.js';
 
 const SCHEMA = JSON.stringify({
   type: 'object',

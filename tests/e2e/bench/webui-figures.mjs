@@ -1,6 +1,6 @@
 // Figures for the chat page (run by hand; not a test), against `crux serve --engine mock`:
-//   1. page weight: the bytes of /, /ui/app.js and /ui/app.css as a browser receives them
-//      (gzip) and uncompressed
+//   1. page weight: the bytes of every file a first load fetches (/, /ui/…) as a browser
+//      receives them (gzip) and uncompressed
 //   2. time to first contentful paint of a fresh load (new browser profile each time)
 //   3. time to the first streamed token in the page: from pressing Enter to the first piece
 //      of the answer in view (the page's own `crux:first-token` measure)
@@ -38,16 +38,26 @@ const crux = await startServer(['--tokens-per-second', '0'], { script: path.join
 const { chromium } = await import('playwright-core');
 const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
 try {
+  // The page's files: what a first load fetches from crux besides the API.
+  const files = new Set();
+  const probe = await browser.newContext();
+  const page0 = await probe.newPage();
+  page0.on('request', (r) => {
+    const url = new URL(r.url());
+    if (url.pathname === '/' || url.pathname.startsWith('/ui/')) files.add(url.pathname);
+  });
+  await page0.goto(crux.url, { waitUntil: 'networkidle' });
+  await probe.close();
   let gzip = 0;
   let identity = 0;
-  for (const p of ['/', '/ui/app.js', '/ui/app.css']) {
+  for (const p of files) {
     const g = await bytes(crux.port, p, 'gzip');
     const i = await bytes(crux.port, p, null);
     gzip += g;
     identity += i;
-    console.log(`${p.padEnd(12)} ${(g / 1024).toFixed(1)} KiB gzip, ${(i / 1024).toFixed(1)} KiB`);
+    console.log(`${p.padEnd(28)} ${(g / 1024).toFixed(1)} KiB gzip, ${(i / 1024).toFixed(1)} KiB`);
   }
-  console.log(`page weight: ${(gzip / 1024).toFixed(1)} KiB gzip (${(identity / 1024).toFixed(1)} KiB uncompressed)`);
+  console.log(`page weight: ${(gzip / 1024).toFixed(1)} KiB gzip (${(identity / 1024).toFixed(1)} KiB uncompressed), ${files.size} files`);
 
   const paints = [];
   const firstTokens = [];
