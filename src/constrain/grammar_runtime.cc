@@ -36,8 +36,8 @@ enum : uint8_t {
 enum : uint8_t { kArrOpen, kArrInItem, kArrAfterItem, kArrComma };
 // Document phases.
 enum : uint8_t { kDocBefore, kDocAfter, kDocInValue };
-constexpr const char* kKeywords[] = {"true", "false", "null"};
-constexpr uint32_t kKeywordLengths[] = {4, 5, 4};
+// true, false, null; with python_literals, Python's True, False, None.
+constexpr std::string_view kKeywords[2][3] = {{"true", "false", "null"}, {"True", "False", "None"}};
 
 using Real = long double;
 
@@ -327,10 +327,10 @@ bool Runtime::PushValue(Thread& thread, SpecId spec_id, int byte) {
     if (spec.string.dfa != kNone && frame.a == kDeadState) return false;
   } else if (number_byte && (spec.types & (kTypeInteger | kTypeNumber)) != 0) {
     frame.kind = FrameKind::kNumber;
-  } else if ((byte == 't' || byte == 'f') && (spec.types & kTypeBoolean) != 0) {
+  } else if ((byte == Keyword(0)[0] || byte == Keyword(1)[0]) && (spec.types & kTypeBoolean) != 0) {
     frame.kind = FrameKind::kKeyword;
-    frame.a = byte == 't' ? 0 : 1;
-  } else if (byte == 'n' && (spec.types & kTypeNull) != 0) {
+    frame.a = byte == Keyword(0)[0] ? 0 : 1;
+  } else if (byte == Keyword(2)[0] && (spec.types & kTypeNull) != 0) {
     frame.kind = FrameKind::kKeyword;
     frame.a = 2;
   } else {
@@ -897,10 +897,14 @@ Runtime::Outcome Runtime::StepNumber(Frame& frame, int byte) {
   return Outcome::kConsumed;
 }
 
+std::string_view Runtime::Keyword(uint32_t which) const {
+  return kKeywords[options_.python_literals ? 1 : 0][which];
+}
+
 Runtime::Outcome Runtime::StepKeyword(Frame& frame, int byte) {
-  const uint32_t length = kKeywordLengths[frame.a];
-  if (frame.count == length) return Outcome::kDoneRetry;
-  if (byte != kKeywords[frame.a][frame.count]) return Outcome::kRefused;
+  const std::string_view keyword = Keyword(frame.a);
+  if (frame.count == keyword.size()) return Outcome::kDoneRetry;
+  if (byte != static_cast<uint8_t>(keyword[frame.count])) return Outcome::kRefused;
   ++frame.count;
   return Outcome::kConsumed;
 }
@@ -1007,10 +1011,10 @@ void Runtime::ValueStartBytes(AltsId alts, ByteSet& out) const {
       out.SetRange('0', '9');
     }
     if ((spec.types & kTypeBoolean) != 0) {
-      out.Set('t');
-      out.Set('f');
+      out.Set(static_cast<uint8_t>(Keyword(0)[0]));
+      out.Set(static_cast<uint8_t>(Keyword(1)[0]));
     }
-    if ((spec.types & kTypeNull) != 0) out.Set('n');
+    if ((spec.types & kTypeNull) != 0) out.Set(static_cast<uint8_t>(Keyword(2)[0]));
   }
 }
 
@@ -1159,8 +1163,8 @@ void Runtime::ThreadNextBytes(const ThreadSet& in, size_t index, ByteSet& out) c
       AddAfterValue(out);
       return;
     case FrameKind::kKeyword:
-      if (top.count < kKeywordLengths[top.a]) {
-        out.Set(static_cast<uint8_t>(kKeywords[top.a][top.count]));
+      if (top.count < Keyword(top.a).size()) {
+        out.Set(static_cast<uint8_t>(Keyword(top.a)[top.count]));
       } else {
         AddAfterValue(out);
       }

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "grammar_specs.h"
@@ -31,7 +32,7 @@ enum class FrameKind : uint8_t {
   kArray,
   kString,
   kNumber,
-  kKeyword,  // true, false, null
+  kKeyword,  // true, false, null (Python: True, False, None)
   kLiteral,  // one of an enum's canonical texts
   kCut,      // stands for the frames a walk left out below (see Runtime::TakeCutTouched)
 };
@@ -177,6 +178,8 @@ class Runtime {
   Outcome StepString(Frame& frame, int byte);
   Outcome StepNumber(Frame& frame, int byte);
   Outcome StepKeyword(Frame& frame, int byte);
+  // Keyword `which` (0 true, 1 false, 2 null) as this grammar spells it.
+  std::string_view Keyword(uint32_t which) const;
   Outcome StepLiteral(Frame& frame, int byte);
   // Starts a value of alternatives `alts` with `byte` on each alternative's copy of `thread`.
   void StartValue(Thread& thread, AltsId alts, int byte, ThreadSet& out);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "json_util.h"
@@ -140,6 +141,40 @@ std::string KeyOf(const std::vector<NodeId>& nodes) {
 // Number types: a `number` node admits integers, so the integer bit is part of it.
 uint8_t NormalTypes(uint8_t types) {
   return (types & kTypeNumber) != 0 ? static_cast<uint8_t>(types | kTypeInteger) : types;
+}
+
+// Canonical JSON text `json` with its keywords outside strings spelled as Python's (True,
+// False, None).
+std::string PythonSpelling(std::string_view json) {
+  std::string out;
+  out.reserve(json.size() + 8);
+  bool in_string = false;
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      out.push_back(c);
+      if (c == '\\' && i + 1 < json.size()) {
+        out.push_back(json[++i]);
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') in_string = true;
+    if (json.substr(i).starts_with("true")) {
+      out.append("True");
+      i += 3;
+    } else if (json.substr(i).starts_with("false")) {
+      out.append("False");
+      i += 4;
+    } else if (json.substr(i).starts_with("null")) {
+      out.append("None");
+      i += 3;
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
 }
 
 class Builder {
@@ -552,7 +587,7 @@ Status Builder::FillEnum(const Conj& flat, ValueSpec& spec) {
       continue;
     }
     types |= type;
-    trie.Add(value, texts++);
+    trie.Add(options_.python_literals ? PythonSpelling(value) : value, texts++);
   }
   spec.types &= types;
   if (texts > 0) {

@@ -1731,12 +1731,12 @@ Expected<std::shared_ptr<const CompiledGrammar>> GrammarCache::Get(
     const GrammarOptions& options) {
   auto parsed = ParseJson(schema_json);
   if (!parsed) return parsed.error();
-  std::string key = std::to_string(vocabulary == nullptr ? 0 : vocabulary->identity()) + ":" +
-                    std::to_string(options.flexible_whitespace) + ":" +
-                    std::to_string(options.max_whitespace) + ":" +
-                    std::to_string(options.any_property_order) + ":" +
-                    std::to_string(options.strict_objects) + ":" +
-                    std::to_string(options.document_whitespace) + ":" + parsed->dump();
+  std::string key =
+      std::to_string(vocabulary == nullptr ? 0 : vocabulary->identity()) + ":" +
+      std::to_string(options.flexible_whitespace) + ":" + std::to_string(options.max_whitespace) +
+      ":" + std::to_string(options.any_property_order) + ":" +
+      std::to_string(options.strict_objects) + ":" + std::to_string(options.document_whitespace) +
+      ":" + std::to_string(options.python_literals) + ":" + parsed->dump();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (auto& entry : entries_) {

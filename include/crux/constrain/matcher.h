@@ -47,6 +47,10 @@ struct GrammarOptions {
   // with its last byte (for a value embedded in other text, such as a tool call's arguments
   // between markers). Whitespace inside objects and arrays follows flexible_whitespace.
   bool document_whitespace = true;
+  // True: true, false and null are written as Python's True, False and None (for values in
+  // Python call syntax, f(a=True)); everything else is JSON. A grammar option, so it applies
+  // to enum and const values too.
+  bool python_literals = false;
 };
 
 // Limits past which CompiledGrammar::Compile returns ErrorCode::kLimit.

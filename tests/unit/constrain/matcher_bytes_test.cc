@@ -54,6 +54,22 @@ TEST(GrammarBytes, NoDocumentWhitespace) {
   Check({{R"({"type": "object"})", {" {}", "{}\n"}, {}}});
 }
 
+// Values in Python call syntax: True, False and None for true, false and null, at any depth
+// and in enum and const values; the rest is JSON.
+TEST(GrammarBytes, PythonLiterals) {
+  GrammarOptions options;
+  options.python_literals = true;
+  Check({{"{}",
+          {"True", "None", R"([False, {"a": None}])", R"("true")", "1.5"},
+          {"true", "null", "[false]", R"({"a": null})", "Nonee"}},
+         {R"({"type": "boolean"})", {"True", "False"}, {"true", "None"}},
+         {R"({"enum": [true, "null", null, {"k": [false]}]})",
+          {"True", R"("null")", "None", R"({"k": [False]})", R"({"k":[False]})"},
+          {"true", "null", R"({"k": [false]})", "False"}},
+         {R"({"const": null})", {"None"}, {"null"}}},
+        options);
+}
+
 TEST(GrammarBytes, GenericJson) {
   Check({{"{}",
           {"1", "-0", "0.5e-3", "\"a\\u00e9\\ud83d\\ude00\"", "[1, [2, {}], {\"a\": null}]",
