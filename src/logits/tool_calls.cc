@@ -296,11 +296,44 @@ bool Closes(uint32_t first_plus_one, uint8_t last) {
       return last == '"';
     case 't':
     case 'f':
+    case 'T':  // Python's True, False, None
+    case 'F':
+    case 'N':
       return last == 'e';
     case 'n':
       return last == 'l';
     default:
       return last >= '0' && last <= '9';
+  }
+}
+
+// Python-keyword values: the JSON strings Python reads differently are refused (tools::PyEscape).
+// The walker refuses them byte by byte; the matcher's mask does not know them, so its allowed
+// tokens are checked here: every one in the middle of an escape, otherwise only those holding
+// a backslash. The escape lexer runs over the token's bytes (the texts between values hold no
+// quote or backslash, so it reads them as the walker would), and a token it refuses is tried
+// exactly through the walker.
+void PythonEscapes(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walker,
+                   std::span<uint32_t> mask) {
+  const uint32_t from = s.cursor.b;
+  auto check = [&](uint32_t token) {
+    uint32_t state = from;
+    for (const char ch : g.vocabulary->bytes(token)) {
+      if (tools::PyEscapeStep(state, static_cast<uint8_t>(ch))) continue;
+      if (!TryToken(g, s, walker, s.cursor, token))
+        mask[token >> 5] &= ~(uint32_t{1} << (token & 31));
+      return;
+    }
+  };
+  if (from >= tools::kPyBackslash) {
+    for (size_t w = 0; w < mask.size(); ++w) {
+      for (uint32_t word = mask[w]; word != 0; word &= word - 1)
+        check(static_cast<uint32_t>(w * 32 + static_cast<size_t>(__builtin_ctz(word))));
+    }
+    return;
+  }
+  for (const uint32_t token : g.index->containing['\\']) {
+    if (TestBit(mask, token)) check(token);
   }
 }
 
@@ -352,6 +385,7 @@ void JsonMask(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walk
     }
   }
   walker.Undo(mark);
+  if (g.python) PythonEscapes(g, s, walker, mask);
 }
 
 }  // namespace
@@ -390,7 +424,7 @@ size_t ToolCallProcessor::accepted() const {
 bool ToolCallProcessor::in_block() const {
   const Phase phase = state_->cursor.phase;
   return phase != Phase::kBlanks && phase != Phase::kAnchor && phase != Phase::kFree &&
-         phase != Phase::kPlain;
+         phase != Phase::kPlain && state_->cursor.tentative == 0;
 }
 
 const std::string& ToolCallProcessor::text() const {
@@ -420,7 +454,8 @@ bool ToolCallProcessor::Accept(uint32_t token) {
   }
   const std::string_view bytes = g.vocabulary->bytes(token);
   const bool special = g.vocabulary->is_special(token);
-  if (!special && s.cursor.phase == Phase::kJson && s.holes[s.cursor.hole].AcceptToken(token)) {
+  if (!special && !g.python && s.cursor.phase == Phase::kJson &&
+      s.holes[s.cursor.hole].AcceptToken(token)) {
     s.journal.push_back({s.cursor.hole, false});
     if (s.cursor.a == 0) s.cursor.a = static_cast<uint8_t>(bytes[0]) + 1u;
   } else {

@@ -132,9 +132,9 @@ void AddWord(Param& param, std::string word, uint8_t bits) {
 
 // The raw-string facts and type words of one parameter.
 void DescribeParam(const parse::ToolSpec& spec, const constrain::SchemaNode& node, bool value_type,
-                   bool is_string, Param& param) {
+                   bool is_string, bool python, Param& param) {
   param.types = node.types;
-  param.raw = spec.TypeOf(param.name) == parse::ParamType::kString;
+  param.raw = !python && spec.TypeOf(param.name) == parse::ParamType::kString;
   param.min_length = node.min_length;
   param.max_length = node.max_length;
   if (node.has_enum || node.const_value) {
@@ -156,8 +156,24 @@ void DescribeParam(const parse::ToolSpec& spec, const constrain::SchemaNode& nod
     AddWord(param, std::string(word), bits);
 }
 
+// A function name in Python call syntax, as the families' parsers read it: [A-Za-z0-9_.-]+.
+bool IsName(std::string_view name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '.' || c == '-';
+  });
+}
+
+// A Python keyword: [A-Za-z_][A-Za-z0-9_]*.
+bool IsIdentifier(std::string_view name) {
+  if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
 Expected<bool> MakeParams(const parse::CallGrammar& family, const parse::ToolSpec& spec,
-                          Tool& tool) {
+                          bool python, Tool& tool) {
   const constrain::SchemaNode& root = tool.ir->node(tool.ir->root);
   if (root.properties.size() > 64) {
     return Error(ErrorCode::kInvalidArgument,
@@ -173,7 +189,12 @@ Expected<bool> MakeParams(const parse::CallGrammar& family, const parse::ToolSpe
     Param param;
     param.name = property.name;
     param.node = property.schema;
-    DescribeParam(spec, tool.ir->node(property.schema), value_type, is_string, param);
+    if (python && !IsIdentifier(param.name)) {
+      return Error(ErrorCode::kUnsupported, "tool '" + spec.name + "': parameter '" + param.name +
+                                                "' is not a Python identifier, which a Python "
+                                                "keyword argument needs");
+    }
+    DescribeParam(spec, tool.ir->node(property.schema), value_type, is_string, python, param);
     const auto index = static_cast<uint32_t>(tool.params.size());
     tool.key_trie.Add(param.name, index);
     tool.all |= uint64_t{1} << index;
@@ -221,8 +242,14 @@ Expected<bool> MakeTools(Grammar& g, const parse::CallGrammar& family,
                    "tool '" + spec.name + "' parameters: " + ir.error().message());
     }
     tool.ir = std::make_shared<const constrain::SchemaIr>(*std::move(ir));
+    if (g.python && !IsName(tool.name)) {
+      return Error(ErrorCode::kUnsupported,
+                   "tool '" + spec.name +
+                       "': a name in Python call syntax is letters, digits, "
+                       "'_', '.' and '-'");
+    }
     if (g.key_value) {
-      auto made = MakeParams(family, spec, tool);
+      auto made = MakeParams(family, spec, g.python, tool);
       if (!made) return made.error();
     }
     g.names.Add(bare ? tool.name : tool.name_json, static_cast<uint32_t>(g.tools.size()));
@@ -253,6 +280,7 @@ Expected<bool> MakeProgram(Grammar& g, const parse::CallGrammar& family) {
     if (g.ops[i].kind == OpKind::kArgs) args_op = i;
   }
   if (args_op == kNone) return Error(ErrorCode::kUnsupported, "call format has no arguments");
+  g.args_op = args_op;
   uint32_t members = kNone;
   if (g.key_value) {
     members = static_cast<uint32_t>(g.ops.size());
@@ -262,7 +290,7 @@ Expected<bool> MakeProgram(Grammar& g, const parse::CallGrammar& family) {
     g.ops[members].next = first;
     const uint32_t args_next = g.ops[args_op].next;
     g.ops[args_op].next = members;
-    for (auto i = first; i < g.ops.size(); ++i) {
+    for (auto i = first; i < g.ops.size() && !g.python; ++i) {  // Python values end themselves
       if (g.ops[i].kind == OpKind::kValue &&
           (g.ops[i].next >= g.ops.size() || g.ops[g.ops[i].next].kind != OpKind::kText ||
            g.ops[g.ops[i].next].next == first)) {
@@ -324,6 +352,7 @@ std::shared_ptr<const constrain::CompiledGrammar> Grammar::JsonGrammar(uint32_t 
   ir.root = static_cast<constrain::NodeId>(ir.nodes.size() - 1);
   constrain::GrammarOptions json = options.json;
   json.document_whitespace = false;
+  json.python_literals = python;
   auto compiled = constrain::CompiledGrammar::Compile(ir, vocabulary, json);
   std::shared_ptr<const constrain::CompiledGrammar> grammar =
       compiled ? *std::move(compiled) : nullptr;
@@ -362,17 +391,13 @@ void PrepareRawValues(Grammar& g) {
   }
 }
 
-Expected<std::unique_ptr<Grammar>> CompileGrammar(
-    const parse::CallGrammar& family, std::vector<parse::ToolSpec> tools,
-    std::shared_ptr<const constrain::Vocabulary> vocabulary, ToolCallOptions options) {
+namespace {
+
+Expected<std::unique_ptr<Grammar>> CompileInto(
+    std::unique_ptr<Grammar> g, const parse::CallGrammar& family,
+    std::vector<parse::ToolSpec> tools, std::shared_ptr<const constrain::Vocabulary> vocabulary,
+    ToolCallOptions options) {
   using Args = parse::CallGrammar::Args;
-  if (family.args == Args::kPythonKeywords || family.args == Args::kCustom) {
-    return Error(ErrorCode::kUnsupported,
-                 "tool calls: constrained decoding does not follow this format's argument syntax "
-                 "(Python keywords or a custom syntax) yet");
-  }
-  if (vocabulary == nullptr) return Error(ErrorCode::kInvalidArgument, "tool calls: no vocabulary");
-  auto g = std::make_unique<Grammar>();
   g->vocabulary = std::move(vocabulary);
   g->index = IndexFor(*g->vocabulary);
   g->options = std::move(options);
@@ -392,11 +417,41 @@ Expected<std::unique_ptr<Grammar>> CompileGrammar(
                    "tool calls: this format has no text that opens a call, so tool_choice auto "
                    "cannot tell a call from an answer; use tool_choice required");
     }
+    // "[" then a bare name is also how prose and markdown may begin: the answer is a call
+    // only once it has gone on to the arguments.
+    g->tentative_name = g->trigger.empty() && g->ops[g->call_op].kind == OpKind::kName;
     g->kmp = Failure(g->trigger);
     g->free_masks.resize(g->trigger.size());
   }
-  if (g->key_value) PrepareRawValues(*g);
+  if (g->key_value && !g->python) PrepareRawValues(*g);
   return g;
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<Grammar>> CompileGrammar(
+    const parse::CallGrammar& family, std::vector<parse::ToolSpec> tools,
+    std::shared_ptr<const constrain::Vocabulary> vocabulary, ToolCallOptions options) {
+  using Args = parse::CallGrammar::Args;
+  if (family.args == Args::kCustom) {
+    return Error(ErrorCode::kUnsupported,
+                 "tool calls: constrained decoding does not follow this format's custom argument "
+                 "syntax yet");
+  }
+  if (vocabulary == nullptr) return Error(ErrorCode::kInvalidArgument, "tool calls: no vocabulary");
+  auto g = std::make_unique<Grammar>();
+  if (family.args == Args::kPythonKeywords) {
+    // Key-value arguments, k=v joined by ", ", each value JSON with Python's keywords.
+    parse::CallGrammar keywords = family;
+    keywords.args = Args::kKeyValue;
+    keywords.argument = {{Slot::kKey}, {Slot::kText, "="}, {Slot::kValue}};
+    keywords.argument_separator = ", ";
+    g->python = true;
+    return CompileInto(std::move(g), keywords, std::move(tools), std::move(vocabulary),
+                       std::move(options));
+  }
+  return CompileInto(std::move(g), family, std::move(tools), std::move(vocabulary),
+                     std::move(options));
 }
 
 }  // namespace crux::logits::tools

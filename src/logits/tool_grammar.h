@@ -117,7 +117,7 @@ enum class Phase : uint8_t {
   kBranch,  // op's alternatives at offset a, live bits b (1: continue, 2: finish)
   kName,    // name trie node a
   kId,      // a characters written
-  kJson,    // JSON hole `hole` (a: its first byte + 1, 0 before it)
+  kJson,    // JSON hole `hole` (a: its first byte + 1, 0 before it; b: PyEscape state)
   kKey,     // key trie node a
   kWord,    // type-word trie node a
   kRaw,     // raw string: a code points, b KMP over the terminator, c over its core, d UTF-8
@@ -129,6 +129,9 @@ enum class Phase : uint8_t {
 struct Cursor {
   Phase phase = Phase::kBlanks;
   uint8_t type = 0;  // kv: the value type chosen by kValueType/kIsString (TypeBits; 0: none)
+  // Auto mode, anchored on an opening text followed by a bare name (pythonic's "[" f(…)):
+  // until the first call's arguments begin, a byte off the call makes the answer plain text.
+  uint8_t tentative = 0;
   uint16_t calls = 0;
   uint32_t op = 0;
   uint32_t tool = kNone;
@@ -141,19 +144,62 @@ struct Cursor {
   uint64_t used = 0;
 };
 
+// Python-keyword arguments (f(a="x", n=True)) are key-value arguments whose values are JSON with
+// Python's keywords (GrammarOptions::python_literals). Where a JSON string and a Python string
+// literal read differently, the string is refused: the escape \/ (Python keeps the backslash)
+// and \u escapes of surrogates (Python keeps the lone surrogate; a pair is not joined). A
+// small lexer over the bytes of each value follows strings and escapes for that, its state in
+// the cursor (Cursor::b of a kJson phase).
+enum PyEscape : uint32_t {
+  kPyOutside,    // not in a string
+  kPyString,     // in a string
+  kPyBackslash,  // after a backslash
+  kPyU,          // after \u
+  kPyUD,         // after \uD or \ud: a surrogate if the next digit is 8-F
+};
+
+// The state after `byte` from `state`; false for a byte that makes a refused escape.
+inline bool PyEscapeStep(uint32_t& state, uint8_t byte) {
+  switch (state) {
+    case kPyOutside:
+      if (byte == '"') state = kPyString;
+      return true;
+    case kPyString:
+      if (byte == '"') state = kPyOutside;
+      if (byte == '\\') state = kPyBackslash;
+      return true;
+    case kPyBackslash:
+      if (byte == '/') return false;
+      state = byte == 'u' ? kPyU : kPyString;
+      return true;
+    case kPyU:
+      state = byte == 'd' || byte == 'D' ? kPyUD : kPyString;
+      return true;
+    default:  // kPyUD
+      if ((byte >= '8' && byte <= '9') || (byte >= 'a' && byte <= 'f') ||
+          (byte >= 'A' && byte <= 'F'))
+        return false;
+      state = kPyString;
+      return true;
+  }
+}
+
 struct Grammar {
   std::shared_ptr<const constrain::Vocabulary> vocabulary;
   std::shared_ptr<const TokenIndex> index;
   ToolCallOptions options;
   bool key_value = false;
   bool cdata = false;
+  bool python = false;  // Python-keyword arguments: values are JSON with Python's keywords
   std::vector<Op> ops;
-  uint32_t block_op = 0;      // the block's first op (the open text)
-  uint32_t call_op = 0;       // the call's first op
-  uint32_t end_op = 0;        // kEnd
-  std::string lead;           // open + the call's leading text
-  std::string trigger;        // auto: the start marker (empty: anchored)
-  std::vector<uint32_t> kmp;  // failure function of `trigger`
+  uint32_t block_op = 0;        // the block's first op (the open text)
+  uint32_t call_op = 0;         // the call's first op
+  uint32_t end_op = 0;          // kEnd
+  uint32_t args_op = 0;         // the call's kArgs
+  bool tentative_name = false;  // auto, anchored, the call opening with a bare name
+  std::string lead;             // open + the call's leading text
+  std::string trigger;          // auto: the start marker (empty: anchored)
+  std::vector<uint32_t> kmp;    // failure function of `trigger`
   SmallTrie names;
   std::vector<Tool> tools;
   // Raw string values: tokens that are always safe inside one (no byte of the terminator's
@@ -234,6 +280,7 @@ class Walker {
   bool FeedTrie(Cursor& cursor, uint8_t byte, bool& literal);
   bool FeedRaw(Cursor& cursor, uint8_t byte);
   bool FeedLead(Cursor& cursor, uint8_t byte, bool& literal);
+  bool FeedTentative(Cursor& cursor, uint8_t byte, bool& literal);
   bool EnterValue(Cursor& cursor);
   bool OpenHole(Cursor& cursor, uint32_t param, uint8_t types);
   // Alternative `which` (1: go on, 2: finish) of branch op `op` for `cursor`.

@@ -220,6 +220,7 @@ bool Walker::OpenHole(Cursor& cursor, uint32_t param, uint8_t types) {
   cursor.phase = Phase::kJson;
   cursor.hole = static_cast<uint32_t>(holes_.size() - 1);
   cursor.a = 0;
+  cursor.b = kPyOutside;
   return true;
 }
 
@@ -265,7 +266,10 @@ bool Walker::FeedLead(Cursor& cursor, uint8_t byte, bool& literal) {
       cursor.phase = Phase::kPlain;
       return true;
     }
-    if (++cursor.a == lead.size()) return EnterLead(cursor, lead.size());
+    if (++cursor.a == lead.size()) {
+      if (!EnterLead(cursor, lead.size())) return false;
+      cursor.tentative = g_.tentative_name ? 1 : 0;
+    }
     return true;
   }
   // kFree: watch for the trigger.
@@ -410,7 +414,25 @@ bool Walker::FeedRaw(Cursor& cursor, uint8_t byte) {
   return true;
 }
 
+bool Walker::FeedTentative(Cursor& cursor, uint8_t byte, bool& literal) {
+  Cursor next = cursor;
+  next.tentative = 0;
+  const size_t mark = journal_.size();
+  if (Feed(next, byte, literal)) {
+    const bool before_args =
+        next.phase == Phase::kName || (next.phase == Phase::kText && next.op < g_.args_op);
+    next.tentative = before_args ? 1 : 0;
+    cursor = next;
+    return true;
+  }
+  Undo(mark);
+  cursor.tentative = 0;
+  cursor.phase = Phase::kPlain;
+  return true;
+}
+
 bool Walker::Feed(Cursor& cursor, uint8_t byte, bool& literal) {
+  if (cursor.tentative != 0) return FeedTentative(cursor, byte, literal);
   switch (cursor.phase) {
     case Phase::kBlanks:
     case Phase::kAnchor:
@@ -444,9 +466,13 @@ bool Walker::Feed(Cursor& cursor, uint8_t byte, bool& literal) {
       literal = false;
       constrain::Matcher& matcher = holes_[cursor.hole];
       const char ch = static_cast<char>(byte);
+      uint32_t escape = cursor.b;
+      // A refused escape is inside a string, where the value cannot end either.
+      if (g_.python && !PyEscapeStep(escape, byte)) return false;
       if (matcher.AcceptBytes(std::string_view(&ch, 1))) {
         journal_.push_back({cursor.hole, false});
         if (cursor.a == 0) cursor.a = byte + 1u;  // the value's first byte
+        cursor.b = escape;
         return true;
       }
       return matcher.CanEnd() && Exit(cursor) && Feed(cursor, byte, literal);
@@ -469,6 +495,7 @@ bool Walker::FeedBytes(Cursor& cursor, std::string_view bytes, bool& literal) {
 }
 
 bool Walker::CanEnd(const Cursor& cursor) const {
+  if (cursor.tentative != 0) return true;  // the answer is plain text so far
   switch (cursor.phase) {
     case Phase::kEnd:
     case Phase::kFree:

@@ -26,8 +26,10 @@ std::shared_ptr<const Vocabulary> FuzzVocabulary() {
     for (int c = 1; c < 256; ++c)
       tokens.push_back(std::string(1, static_cast<char>(c)));
     std::vector<TokenKind> kinds(tokens.size(), TokenKind::kNormal);
-    for (const char* piece : {"<tool_call>", "}\n", "\n</", "\": ", "{\"", "parameter", "\">", "}}",
-                              "name", "\n<", "></", "\xc3\xa9", " \n", "\"}"}) {
+    for (const char* piece :
+         {"<tool_call>", "}\n",  "\n</", "\": ",     "{\"", "parameter", "\">", "}}",
+          "name",        "\n<",  "></",  "\xc3\xa9", " \n", "\"}",       "\\/", "\\ud8",
+          "\"\\",        "True", "None", "=\"",      "\")", "[f("}) {
       tokens.push_back(piece);
       kinds.push_back(TokenKind::kNormal);
     }
@@ -44,11 +46,14 @@ std::shared_ptr<const Vocabulary> FuzzVocabulary() {
 const std::vector<const crux::parse::ToolParserInfo*>& Families() {
   static const auto families = [] {
     std::vector<const crux::parse::ToolParserInfo*> out;
-    for (const crux::parse::ToolParserInfo& info : crux::parse::ToolParsers()) {
-      using Args = crux::parse::CallGrammar::Args;
-      if (info.grammar != nullptr &&
-          (info.grammar->args == Args::kJsonObject || info.grammar->args == Args::kKeyValue))
-        out.push_back(&info);
+    // JSON and key-value families first, then Python keywords (the seeds' first bytes keep
+    // their families).
+    using Args = crux::parse::CallGrammar::Args;
+    for (const bool python : {false, true}) {
+      for (const crux::parse::ToolParserInfo& info : crux::parse::ToolParsers()) {
+        if (info.grammar == nullptr || info.grammar->args == Args::kCustom) continue;
+        if ((info.grammar->args == Args::kPythonKeywords) == python) out.push_back(&info);
+      }
     }
     return out;
   }();

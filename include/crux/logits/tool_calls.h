@@ -17,6 +17,10 @@
 //   argument's closing marker, never containing it, within minLength/maxLength, or as one of
 //   an `enum`'s strings. Key-value arguments are the declared parameters, each at most once,
 //   every required one present.
+// * Python keyword arguments (kPythonKeywords: pythonic, lfm2, olmo3) are key-value arguments
+//   `k=v` joined by ", ", each value JSON under the parameter's schema with Python's True,
+//   False and None, strings in double quotes without the escapes Python reads differently
+//   (`\/`, `\u` of a surrogate). Parameter names must be Python identifiers.
 //
 // Modes: kRequired (tool_choice "required" or a named tool) — the answer is the call block,
 // after at most a few blanks. kAuto — free text until the family's trigger, then the block;
@@ -24,11 +28,12 @@
 // `[TOOL_CALLS]`, …). A family whose block opens with no marker (Llama 3.x bare JSON, xLAM,
 // pythonic lists) is anchored: the answer is a call exactly when it starts (after blanks)
 // with the block's opening text (`{"name": `), and free text otherwise; a text that starts
-// like a call and deviates becomes free text, which is what the family's parser reads as
-// content. After the block only end-of-generation is allowed.
+// content. Where the opening text is followed by a bare name (pythonic's `[`), the answer
+// becomes a call only once it reaches the arguments (`[get_weather(`): `[1]` or a markdown link
+// stays free text. After the block only end-of-generation is allowed.
 //
-// Families whose arguments are Python keywords or a custom syntax (pythonic, lfm2, olmo3,
-// gemma4, functiongemma, minimax_m3) are not constrained yet: Compile returns kUnsupported.
+// Families whose arguments are a custom syntax (gemma4, functiongemma, minimax_m3) are not
+// constrained yet: Compile returns kUnsupported.
 //
 // Thread-safety: a ToolCallGrammar is immutable and may be shared; a processor belongs to one
 // sequence. Cost: Compile builds the skeleton and the name trie (microseconds per tool) and
@@ -78,7 +83,8 @@ class ToolCallGrammar {
   // Errors: kInvalidArgument (no tools, an unknown forced tool, a tool without a name, a
   // key-value tool with more than 64 parameters), the schema compiler's errors naming the tool
   // (kParse, kInvalidArgument, kUnsupported, kLimit), kUnsupported for a family the mechanism
-  // cannot follow (Python keyword or custom arguments, or markers that cannot be told apart).
+  // cannot follow (custom arguments, a Python keyword argument whose parameter name is not an
+  // identifier, or markers that cannot be told apart).
   static Expected<std::shared_ptr<const ToolCallGrammar>> Compile(
       const parse::CallGrammar& family, std::vector<parse::ToolSpec> tools,
       std::shared_ptr<const constrain::Vocabulary> vocabulary, ToolCallOptions options = {});

@@ -64,8 +64,7 @@ ToolCallOptions Options() {
 }
 
 bool Follows(const parse::CallGrammar& grammar) {
-  return grammar.args == parse::CallGrammar::Args::kJsonObject ||
-         grammar.args == parse::CallGrammar::Args::kKeyValue;
+  return grammar.args != parse::CallGrammar::Args::kCustom;
 }
 
 int Bits(uint32_t word) {
@@ -193,6 +192,26 @@ void PrintTokens(const std::vector<uint32_t>& tokens) {
   for (const uint32_t t : tokens)
     std::fprintf(stderr, "%u ", t);
   std::fprintf(stderr, "\n");
+}
+
+// Whether `text`, fed as single-byte tokens after `prefix`, is accepted; each byte must be in
+// the mask exactly when Accept takes it.
+bool TakesBytes(const std::shared_ptr<const ToolCallGrammar>& grammar,
+                const constrain::Vocabulary& vocabulary, std::string_view prefix,
+                std::string_view text) {
+  ToolCallProcessor processor(grammar);
+  std::vector<uint32_t> mask(vocabulary.mask_words());
+  for (const uint32_t token : ByteTokens(vocabulary, prefix)) {
+    if (!processor.Accept(token)) return false;
+  }
+  for (const uint32_t token : ByteTokens(vocabulary, text)) {
+    processor.FillMask(mask);
+    const bool allowed = TestBit(mask, token);
+    EXPECT_EQ(allowed, processor.Clone()->Accept(token)) << "byte " << token << " of " << text;
+    if (!allowed) return false;
+    processor.Accept(token);
+  }
+  return true;
 }
 
 TEST(ToolCallsTest, EveryFamilyRequiredCallsParseAndValidate) {
@@ -350,6 +369,43 @@ TEST(ToolCallsTest, AutoWithoutAMarkerIsAnchoredAtTheAnswersStart) {
   }
   EXPECT_GT(calls, 0u);
   EXPECT_GT(prose, 0u);
+}
+
+// pythonic under tool_choice auto: "[" then a declared name and "(" is a constrained call;
+// "[" followed by anything else ("[1]", a markdown link) is an answer.
+TEST(ToolCallsTest, AutoPythonicIsACallOnceItReachesTheArguments) {
+  auto vocabulary = Qwen3Vocabulary();
+  if (vocabulary == nullptr) GTEST_SKIP() << constrain::test_data::kNoLlamaCpp;
+  const std::vector<parse::ToolSpec> tools = Tools();
+  const parse::ToolParserInfo& info = Family("pythonic");
+  ToolCallOptions options = Options();
+  options.mode = ToolChoiceMode::kAuto;
+  auto grammar = ToolCallGrammar::Compile(*info.grammar, tools, vocabulary, options);
+  ASSERT_TRUE(grammar.ok()) << grammar.error().message();
+  const constrain::Vocabulary& v = *vocabulary;
+  EXPECT_TRUE(TakesBytes(*grammar, v, "", "[see the docs](https://example.com)"));
+  EXPECT_TRUE(TakesBytes(*grammar, v, "", "[get_weather] is a tool"));
+  EXPECT_TRUE(TakesBytes(*grammar, v, "", "[get_weather(city=\"Paris\""));
+  EXPECT_FALSE(TakesBytes(*grammar, v, "", "[get_weather(town="));  // a call from "(" on
+  EXPECT_FALSE(TakesBytes(*grammar, v, "", "[get_weather(city=\"Paris\")] and"));
+  size_t calls = 0;
+  for (uint64_t seed = 0; seed < 100; ++seed) {
+    std::mt19937_64 random(seed);
+    ToolCallProcessor processor(*grammar);
+    for (const uint32_t token : ByteTokens(v, seed % 2 == 0 ? "[search(" : "[sea"))
+      ASSERT_TRUE(processor.Accept(token));
+    EXPECT_EQ(processor.in_block(), seed % 2 == 0);
+    const Sampled sampled = Generate(processor, TextOf, v, random, 80, 3000);
+    const std::string context = "pythonic seed " + std::to_string(seed);
+    const std::vector<parse::ToolCall> found = CheckCalls(info, tools, sampled.text, 0, context);
+    if (seed % 2 == 0) {
+      ASSERT_TRUE(sampled.ended) << context << ":\n" << sampled.text;
+      EXPECT_GE(found.size(), 1u) << context << ":\n" << sampled.text;
+      calls += found.size();
+    }
+    if (HasFailure()) return PrintTokens(sampled.tokens);
+  }
+  EXPECT_GE(calls, 50u);
 }
 
 // A named tool_choice allows that tool only; parallel_tool_calls false allows one call.
@@ -522,9 +578,103 @@ TEST(ToolCallsTest, ErrorsNameWhatIsWrong) {
   ASSERT_FALSE(invalid.ok());
   EXPECT_NE(invalid.error().message().find("tool 'search'"), std::string::npos)
       << invalid.error().message();
-  auto python = ToolCallGrammar::Compile(*Family("pythonic").grammar, tools, vocabulary);
-  ASSERT_FALSE(python.ok());
-  EXPECT_EQ(python.error().code(), ErrorCode::kUnsupported);
+  auto custom = ToolCallGrammar::Compile(*Family("gemma4").grammar, tools, vocabulary);
+  ASSERT_FALSE(custom.ok());
+  EXPECT_EQ(custom.error().code(), ErrorCode::kUnsupported);
+  std::vector<parse::ToolSpec> dashed = tools;
+  dashed[2].parameters_json = R"({"type": "object", "properties": {"max-results": {}}})";
+  auto keyword = ToolCallGrammar::Compile(*Family("pythonic").grammar, dashed, vocabulary);
+  ASSERT_FALSE(keyword.ok());
+  EXPECT_EQ(keyword.error().code(), ErrorCode::kUnsupported);
+  EXPECT_NE(keyword.error().message().find("'max-results' is not a Python identifier"),
+            std::string::npos)
+      << keyword.error().message();
+}
+
+// Python-keyword arguments (pythonic, lfm2, olmo3): values are JSON with Python's True, False
+// and None, and strings that Python reads as JSON does.
+TEST(ToolCallsTest, PythonKeywordArgumentsReadAsPythonDoes) {
+  auto vocabulary = Qwen3Vocabulary();
+  if (vocabulary == nullptr) GTEST_SKIP() << constrain::test_data::kNoLlamaCpp;
+  std::vector<parse::ToolSpec> tools;
+  tools.push_back(*parse::MakeToolSpec("find", "", R"({"type": "object", "properties": {
+      "q": {"type": "string", "maxLength": 6}, "exact": {"type": "boolean"},
+      "limit": {"type": ["integer", "null"]}, "mode": {"enum": [true, "all", null]},
+      "filters": {"type": "object", "additionalProperties": false, "properties": {
+          "k": {"type": "array", "maxItems": 2, "items": {"type": ["boolean", "null"]}}}}},
+      "required": ["q"], "additionalProperties": false})"));
+  auto grammar = ToolCallGrammar::Compile(*Family("pythonic").grammar, tools, vocabulary);
+  ASSERT_TRUE(grammar.ok()) << grammar.error().message();
+  const constrain::Vocabulary& v = *vocabulary;
+  EXPECT_TRUE(TakesBytes(*grammar, v, "[find(", R"(q="a", exact=True, limit=None)])"));
+  EXPECT_TRUE(
+      TakesBytes(*grammar, v, "[find(", R"(q="a", mode=True, filters={"k": [False, None]})])"));
+  EXPECT_TRUE(TakesBytes(*grammar, v, "[find(", R"(q="\t\u00e9\\\"")])"));
+  EXPECT_FALSE(TakesBytes(*grammar, v, "[find(", R"(q="a", exact=true)"));
+  EXPECT_FALSE(TakesBytes(*grammar, v, "[find(", R"(q="a", limit=null)"));
+  EXPECT_FALSE(TakesBytes(*grammar, v, "[find(", R"(q="a", mode=False)"));
+  // \/ is a slash in JSON but a backslash and a slash in Python; \ud83d\ude00 is one
+  // character in JSON and two lone surrogates in Python.
+  EXPECT_FALSE(TakesBytes(*grammar, v, "[find(", R"(q="a\/)"));
+  EXPECT_FALSE(TakesBytes(*grammar, v, "[find(", R"(q="\ud8)"));
+  EXPECT_TRUE(TakesBytes(*grammar, v, "[find(", R"(q="\ud7ff")"));
+  EXPECT_FALSE(TakesBytes(*grammar, v, "[find(", R"(exact=True))"));   // q is required
+  EXPECT_FALSE(TakesBytes(*grammar, v, "[find(", R"(q="a", q="b")"));  // once each
+  // Through whole tokens: every allowed token with a backslash is accepted, and none of them
+  // writes the escape \/ (the escape lexer of tools::PyEscape, from inside the string).
+  ToolCallProcessor processor(*grammar);
+  for (const uint32_t token : ByteTokens(v, R"([find(q="x)"))
+    ASSERT_TRUE(processor.Accept(token));
+  std::vector<uint32_t> mask(v.mask_words());
+  processor.FillMask(mask);
+  size_t with_backslash = 0;
+  for (uint32_t token = 0; token < v.size(); ++token) {
+    const std::string_view bytes = v.bytes(token);
+    if (!TestBit(mask, token) || bytes.find('\\') == std::string_view::npos) continue;
+    ++with_backslash;
+    bool escape = false;
+    for (const char ch : bytes) {
+      EXPECT_FALSE(escape && ch == '/') << token << " " << bytes;
+      escape = !escape && ch == '\\';
+    }
+    EXPECT_TRUE(processor.Clone()->Accept(token)) << token;
+  }
+  EXPECT_GT(with_backslash, 10u);
+  // The whole mask against each token tried on a copy, inside an escape and around values.
+  for (const char* prefix :
+       {R"([find(q="x\)", R"([find(q="x\u)", R"([find(q="x\ud)", R"([find(q="x", exact=)",
+        R"([find(exact=False)", R"([find(q="", filters={"k": [)"}) {
+    ToolCallProcessor at(*grammar);
+    for (const uint32_t token : ByteTokens(v, prefix))
+      ASSERT_TRUE(at.Accept(token)) << prefix;
+    at.FillMask(mask);
+    size_t allowed = 0;
+    for (uint32_t token = 0; token < v.size(); ++token) {
+      allowed += TestBit(mask, token) ? 1 : 0;
+      ASSERT_EQ(TestBit(mask, token), at.Clone()->Accept(token)) << prefix << " " << token;
+    }
+    EXPECT_GT(allowed, 0u) << prefix;
+  }
+  // Sampled calls in all three families parse back with arguments that validate, and some of
+  // them are written with Python's keywords.
+  size_t keywords = 0;
+  for (const char* name : {"pythonic", "lfm2", "olmo3"}) {
+    const parse::ToolParserInfo& info = Family(name);
+    auto family = ToolCallGrammar::Compile(*info.grammar, tools, vocabulary, Options());
+    ASSERT_TRUE(family.ok()) << name << ": " << family.error().message();
+    std::mt19937_64 random(3);
+    for (int run = 0; run < 100; ++run) {
+      ToolCallProcessor sampler(*family);
+      const Sampled sampled = Generate(sampler, TextOf, v, random);
+      const std::string context = std::string(name) + " run " + std::to_string(run);
+      ASSERT_TRUE(sampled.ended) << context;
+      CheckCalls(info, tools, sampled.text, 1, context);
+      if (HasFailure()) return PrintTokens(sampled.tokens);
+      for (const char* word : {"True", "False", "None"})
+        keywords += sampled.text.find(word) != std::string::npos ? 1 : 0;
+    }
+  }
+  EXPECT_GT(keywords, 10u);
 }
 
 }  // namespace
