@@ -107,9 +107,10 @@ void Walk(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walker, 
     s.stack[depth] = cursor;
     s.literal[depth] = literal ? 1 : 0;
     s.marks[depth] = s.journal.size();
+    const bool special_fits = tools::SpecialFits(literal, cursor);
     for (uint32_t k = index.first[i]; k < index.first[i + 1]; ++k) {
       const uint32_t token = index.tokens[k];
-      if (!literal && vocabulary.is_special(token)) continue;
+      if (!special_fits && vocabulary.is_special(token)) continue;
       SetBit(mask, token);
     }
     ++i;
@@ -124,7 +125,7 @@ bool TryToken(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walk
   Cursor cursor = from;
   bool literal = true;
   const bool ok = walker.FeedBytes(cursor, g.vocabulary->bytes(token), literal) &&
-                  (literal || !g.vocabulary->is_special(token));
+                  (!g.vocabulary->is_special(token) || tools::SpecialFits(literal, cursor));
   walker.Undo(mark);
   return ok;
 }
@@ -278,6 +279,9 @@ void RawMask(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walke
       mask[token >> 5] &= ~(uint32_t{1} << (token & 31));
     }
     Walk(g, s, walker, cursor, mask, node, index.end[node]);
+  }
+  for (const uint32_t token : g.raw_special) {
+    if (!TestBit(mask, token) && TryToken(g, s, walker, cursor, token)) SetBit(mask, token);
   }
 }
 
@@ -461,7 +465,8 @@ bool ToolCallProcessor::Accept(uint32_t token) {
   } else {
     Cursor cursor = s.cursor;
     bool literal = true;
-    if (bytes.empty() || !walker.FeedBytes(cursor, bytes, literal) || (special && !literal)) {
+    if (bytes.empty() || !walker.FeedBytes(cursor, bytes, literal) ||
+        (special && !tools::SpecialFits(literal, cursor))) {
       walker.Undo(snapshot.journal);
       return false;
     }

@@ -130,21 +130,67 @@ void AddWord(Param& param, std::string word, uint8_t bits) {
   param.type_bits.push_back(bits);
 }
 
-// The raw-string facts and type words of one parameter.
-void DescribeParam(const parse::ToolSpec& spec, const constrain::SchemaNode& node, bool value_type,
-                   bool is_string, bool python, Param& param) {
+// A schema that admits strings and holds them to its own keywords alone (no combination of
+// schemas).
+bool PlainString(const constrain::SchemaNode& node) {
+  return !node.always_false && (node.types & constrain::kTypeString) != 0 &&
+         node.ref == constrain::kNoNode && node.all_of.empty() && node.any_of.empty() &&
+         node.one_of.empty();
+}
+
+// Whether a raw value enforces all that `node` (PlainString) asks of strings: minLength,
+// maxLength, enum and const, but not a pattern or a format.
+bool RawEnforces(const constrain::SchemaNode& node) {
+  return node.pattern.empty() && node.format == constrain::StringFormat::kNone;
+}
+
+// The node that holds a parameter's string keywords: the parameter's schema itself, or its one
+// string branch beside `null` ones (Optional[str] is anyOf [string, null]). kNoNode for other
+// combinations of schemas.
+constrain::NodeId RawStringNode(const constrain::SchemaIr& ir, constrain::NodeId id) {
+  const constrain::SchemaNode& node = ir.node(id);
+  if (node.any_of.empty() && node.one_of.empty())
+    return PlainString(node) ? id : constrain::kNoNode;
+  const std::vector<constrain::NodeId>& branches = node.any_of.empty() ? node.one_of : node.any_of;
+  constrain::SchemaNode own = node;  // its own keywords must leave strings alone
+  own.any_of.clear();
+  own.one_of.clear();
+  if (!node.any_of.empty() && !node.one_of.empty()) return constrain::kNoNode;
+  if (!PlainString(own) || own.has_enum || own.const_value || own.min_length != 0 ||
+      own.max_length != UINT64_MAX || !RawEnforces(own)) {
+    return constrain::kNoNode;
+  }
+  constrain::NodeId found = constrain::kNoNode;
+  for (const constrain::NodeId branch : branches) {
+    if (ir.node(branch).types == constrain::kTypeNull) continue;
+    if (found != constrain::kNoNode || !PlainString(ir.node(branch))) return constrain::kNoNode;
+    found = branch;
+  }
+  return found;
+}
+
+// The raw-string facts and type words of one parameter; `strings`: the node of its string
+// keywords (RawStringNode, or the parameter's own schema where there is none).
+void DescribeParam(const parse::ToolSpec& spec, const constrain::SchemaNode& node,
+                   const constrain::SchemaNode& strings, bool exact, bool value_type,
+                   bool is_string, bool python, std::string_view quote, Param& param) {
   param.types = node.types;
-  param.raw = !python && spec.TypeOf(param.name) == parse::ParamType::kString;
-  param.min_length = node.min_length;
-  param.max_length = node.max_length;
-  if (node.has_enum || node.const_value) {
-    std::vector<std::string> values = node.enum_values;
-    if (node.const_value) values = {*node.const_value};
+  // Quoted formats write a string raw only where that enforces all its schema asks, and as a
+  // JSON string otherwise; formats that write every string raw hold it to what a raw value can.
+  param.raw =
+      !python && (quote.empty() || exact) && spec.TypeOf(param.name) == parse::ParamType::kString;
+  param.min_length = strings.min_length;
+  param.max_length = strings.max_length;
+  if (strings.has_enum || strings.const_value) {
+    std::vector<std::string> values = strings.enum_values;
+    if (strings.const_value) values = {*strings.const_value};
     for (const std::string& value : values) {
       std::string decoded;
       if (value.size() < 2 || value.front() != '"') continue;
       if (!text::DecodeJsonString(std::string_view(value).substr(1, value.size() - 2), decoded))
         continue;
+      // A value holding the quote cannot be written between quotes: JSON strings it is.
+      if (!quote.empty() && decoded.find(quote) != std::string::npos) param.raw = false;
       param.enum_trie.Add(decoded, 0);
       param.has_enum = true;
     }
@@ -172,8 +218,20 @@ bool IsIdentifier(std::string_view name) {
   });
 }
 
+// A key that custom key-value arguments may write bare (`k:`), as Gemma's literal reader takes
+// it: not blank at either end, none of : { } [ ] , " and not starting with the quote.
+bool IsBareKey(std::string_view name, std::string_view quote) {
+  if (name.empty() || text::IsSpace(name.front()) || text::IsSpace(name.back())) return false;
+  if (name.starts_with(quote)) return false;
+  return name.find_first_of(":{}[],\"") == std::string_view::npos;
+}
+
+// The longest name a family's parser reads (parse/tools' kMaxNameLength).
+constexpr size_t kMaxName = 256;
+
 Expected<bool> MakeParams(const parse::CallGrammar& family, const parse::ToolSpec& spec,
-                          bool python, Tool& tool) {
+                          const Grammar& g, Tool& tool) {
+  const bool python = g.python;
   const constrain::SchemaNode& root = tool.ir->node(tool.ir->root);
   if (root.properties.size() > 64) {
     return Error(ErrorCode::kInvalidArgument,
@@ -194,9 +252,26 @@ Expected<bool> MakeParams(const parse::CallGrammar& family, const parse::ToolSpe
                                                 "' is not a Python identifier, which a Python "
                                                 "keyword argument needs");
     }
-    DescribeParam(spec, tool.ir->node(property.schema), value_type, is_string, python, param);
+    param.key = param.name;
+    if (!g.quote.empty()) {
+      if (!IsBareKey(param.name, g.quote)) {
+        param.key.clear();
+        text::AppendJsonString(param.key, param.name);
+      }
+      if (param.key.size() > kMaxName) {
+        return Error(ErrorCode::kUnsupported,
+                     "tool '" + spec.name + "': parameter name longer than " +
+                         std::to_string(kMaxName) + " bytes, which this call format cannot read");
+      }
+    }
+    const constrain::NodeId strings = RawStringNode(*tool.ir, property.schema);
+    const constrain::SchemaNode& string_node =
+        tool.ir->node(strings == constrain::kNoNode ? property.schema : strings);
+    DescribeParam(spec, tool.ir->node(property.schema), string_node,
+                  strings != constrain::kNoNode && RawEnforces(string_node), value_type, is_string,
+                  python, g.quote, param);
     const auto index = static_cast<uint32_t>(tool.params.size());
-    tool.key_trie.Add(param.name, index);
+    tool.key_trie.Add(param.key, index);
     tool.all |= uint64_t{1} << index;
     if (std::find(root.required.begin(), root.required.end(), param.name) != root.required.end()) {
       param.required = true;
@@ -242,14 +317,14 @@ Expected<bool> MakeTools(Grammar& g, const parse::CallGrammar& family,
                    "tool '" + spec.name + "' parameters: " + ir.error().message());
     }
     tool.ir = std::make_shared<const constrain::SchemaIr>(*std::move(ir));
-    if (g.python && !IsName(tool.name)) {
+    if ((g.python || !g.quote.empty()) && (!IsName(tool.name) || tool.name.size() > kMaxName)) {
       return Error(ErrorCode::kUnsupported,
                    "tool '" + spec.name +
-                       "': a name in Python call syntax is letters, digits, "
+                       "': a name in this call format is at most 256 letters, digits, "
                        "'_', '.' and '-'");
     }
     if (g.key_value) {
-      auto made = MakeParams(family, spec, g.python, tool);
+      auto made = MakeParams(family, spec, g, tool);
       if (!made) return made.error();
     }
     g.names.Add(bare ? tool.name : tool.name_json, static_cast<uint32_t>(g.tools.size()));
@@ -290,12 +365,23 @@ Expected<bool> MakeProgram(Grammar& g, const parse::CallGrammar& family) {
     g.ops[members].next = first;
     const uint32_t args_next = g.ops[args_op].next;
     g.ops[args_op].next = members;
-    for (auto i = first; i < g.ops.size() && !g.python; ++i) {  // Python values end themselves
+    // Python values end themselves; quoted formats end theirs with the quote.
+    for (auto i = first; i < g.ops.size() && !g.python && g.quote.empty(); ++i) {
       if (g.ops[i].kind == OpKind::kValue &&
           (g.ops[i].next >= g.ops.size() || g.ops[g.ops[i].next].kind != OpKind::kText ||
            g.ops[g.ops[i].next].next == first)) {
         return Error(ErrorCode::kUnsupported, "argument format has no text after a value");
       }
+    }
+    // Quoted strings: the quote, the raw value, the quote, then where the value went on.
+    const auto argument_end = static_cast<uint32_t>(g.ops.size());
+    for (auto i = first; i < argument_end && !g.quote.empty(); ++i) {
+      if (g.ops[i].kind != OpKind::kValue) continue;
+      const auto open = static_cast<uint32_t>(g.ops.size());
+      g.ops[i].quoted = open;
+      g.ops.push_back({OpKind::kText, g.quote, open + 1});
+      g.ops.push_back({OpKind::kValue, {}, open + 2});
+      g.ops.push_back({OpKind::kText, g.quote, g.ops[i].next});
     }
     g.continue_alt.resize(g.ops.size());
     g.continue_first.resize(g.ops.size());
@@ -319,7 +405,7 @@ std::shared_ptr<Grammar::RawClasses> RawClassesFor(const Grammar& g) {
   static std::map<std::string, std::shared_ptr<Grammar::RawClasses>> tables;
   std::string key = std::to_string(g.vocabulary->identity()) + (g.cdata ? "c|" : "r|");
   for (const Op& op : g.ops) {
-    if (op.kind == OpKind::kValue) key += g.ops[op.next].text;
+    if (op.kind == OpKind::kValue && op.quoted == kNone) key += g.ops[op.next].text;
   }
   std::lock_guard<std::mutex> lock(mutex);
   if (tables.size() >= 256) tables.clear();  // a bound for hostile variety; tables are shared
@@ -369,7 +455,7 @@ void PrepareRawValues(Grammar& g) {
   uint8_t stop_first = 0;
   uint8_t core_first = 0;
   for (const Op& op : g.ops) {
-    if (op.kind != OpKind::kValue) continue;
+    if (op.kind != OpKind::kValue || op.quoted != kNone) continue;  // raw values go quoted
     const std::string& stop = g.ops[op.next].text;
     stop_first = static_cast<uint8_t>(stop[0]);
     const std::string_view core = text::Trim(stop);
@@ -383,8 +469,17 @@ void PrepareRawValues(Grammar& g) {
     for (const uint32_t token : index.containing[byte])
       unsafe[token] = 1;
   }
+  std::vector<std::string_view> stops;
+  for (const Op& op : g.ops) {
+    if (op.kind == OpKind::kValue && op.quoted == kNone) stops.push_back(g.ops[op.next].text);
+  }
   for (uint32_t token = 0; token < g.vocabulary->size(); ++token) {
     if (unsafe[token] && !g.vocabulary->is_special(token)) g.raw_candidates.push_back(token);
+    if (g.vocabulary->is_special(token) && !TestBit(index.eog_mask, token) &&
+        std::any_of(stops.begin(), stops.end(), [&](std::string_view stop) {
+          return g.vocabulary->bytes(token).starts_with(stop);
+        }))
+      g.raw_special.push_back(token);
     if (unsafe[token] || !index.utf8_ok[token] || g.vocabulary->is_special(token)) continue;
     if ((index.free_mask[token >> 5] >> (token & 31) & 1) == 0) continue;
     g.raw_safe[token >> 5] |= uint32_t{1} << (token & 31);
@@ -433,13 +528,32 @@ Expected<std::unique_ptr<Grammar>> CompileGrammar(
     const parse::CallGrammar& family, std::vector<parse::ToolSpec> tools,
     std::shared_ptr<const constrain::Vocabulary> vocabulary, ToolCallOptions options) {
   using Args = parse::CallGrammar::Args;
-  if (family.args == Args::kCustom) {
+  if (family.args == Args::kCustom && (family.argument.empty() || family.string_quote.empty())) {
     return Error(ErrorCode::kUnsupported,
                  "tool calls: constrained decoding does not follow this format's custom argument "
                  "syntax yet");
   }
   if (vocabulary == nullptr) return Error(ErrorCode::kInvalidArgument, "tool calls: no vocabulary");
   auto g = std::make_unique<Grammar>();
+  if (family.args == Args::kCustom) {
+    // The declared key-value form: the call's arguments between their brackets, string values
+    // quoted.
+    parse::CallGrammar keyed = family;
+    keyed.args = Args::kKeyValue;
+    keyed.call.clear();
+    for (const parse::CallGrammar::Part& part : family.call) {
+      if (part.slot != Slot::kArguments) {
+        keyed.call.push_back(part);
+        continue;
+      }
+      keyed.call.push_back({Slot::kText, family.arguments_open});
+      keyed.call.push_back(part);
+      keyed.call.push_back({Slot::kText, family.arguments_close});
+    }
+    g->quote = family.string_quote;
+    return CompileInto(std::move(g), keyed, std::move(tools), std::move(vocabulary),
+                       std::move(options));
+  }
   if (family.args == Args::kPythonKeywords) {
     // Key-value arguments, k=v joined by ", ", each value JSON with Python's keywords.
     parse::CallGrammar keywords = family;

@@ -49,6 +49,9 @@ struct Op {
   OpKind kind = OpKind::kText;
   std::string text;
   uint32_t next = kNone;
+  // A kValue op of a format with quoted strings (Grammar::quote): the op a string value takes
+  // instead (the quote, the raw value, the quote, then this op's next).
+  uint32_t quoted = kNone;
 };
 
 // A byte trie over a few names (tool names, parameter names, enum strings, type words).
@@ -65,6 +68,7 @@ struct SmallTrie {
 
 struct Param {
   std::string name;
+  std::string key;  // the name as the arguments write it (a JSON string where it cannot be bare)
   constrain::NodeId node = constrain::kNoNode;
   bool raw = false;  // a string-typed parameter: written raw
   uint8_t types = constrain::kTypeAny;
@@ -191,6 +195,7 @@ struct Grammar {
   bool key_value = false;
   bool cdata = false;
   bool python = false;  // Python-keyword arguments: values are JSON with Python's keywords
+  std::string quote;    // custom key-value arguments: the delimiter of string values
   std::vector<Op> ops;
   uint32_t block_op = 0;        // the block's first op (the open text)
   uint32_t call_op = 0;         // the call's first op
@@ -208,6 +213,9 @@ struct Grammar {
   // The tokens (not special) that hold the terminator's first byte, its marker's first byte,
   // or (CDATA formats) '<' or '&': they must be stepped.
   std::vector<uint32_t> raw_candidates;
+  // The special tokens that begin with a raw value's terminator (Gemma 4's quote `<|"|>` is
+  // one token): a raw value may end with one, never hold one.
+  std::vector<uint32_t> raw_special;
   // For a value at a character boundary, at least its minimum length and far from its maximum,
   // which candidates are allowed depends only on the pending matches of the terminator and its
   // marker and on whether the value has begun and ends on a blank. Per such class: the
@@ -263,7 +271,8 @@ class Walker {
   // Enters op `op` (skipping empty texts) with the rest of `cursor` kept.
   bool Enter(Cursor& cursor, uint32_t op);
   // Feeds one byte; false (cursor unspecified) when refused. `literal` is cleared when the
-  // byte went anywhere but forced text or free text (special tokens need it kept).
+  // byte went anywhere but forced text, free text or a raw value's terminator (special tokens
+  // need it kept; see SpecialFits).
   bool Feed(Cursor& cursor, uint8_t byte, bool& literal);
   bool FeedBytes(Cursor& cursor, std::string_view bytes, bool& literal);
   bool CanEnd(const Cursor& cursor) const;
@@ -278,7 +287,7 @@ class Walker {
   bool EnterBranch(Cursor& cursor, uint32_t op);
   bool FeedBranch(Cursor& cursor, uint8_t byte, bool& literal);
   bool FeedTrie(Cursor& cursor, uint8_t byte, bool& literal);
-  bool FeedRaw(Cursor& cursor, uint8_t byte);
+  bool FeedRaw(Cursor& cursor, uint8_t byte, bool& literal);
   bool FeedLead(Cursor& cursor, uint8_t byte, bool& literal);
   bool FeedTentative(Cursor& cursor, uint8_t byte, bool& literal);
   bool EnterValue(Cursor& cursor);
@@ -292,6 +301,14 @@ class Walker {
   std::vector<constrain::Matcher>& holes_;
   std::vector<JournalEntry>& journal_;
 };
+
+// Whether a special token whose bytes took `cursor` to where it is, `literal` kept, may be
+// sampled: its bytes went to forced or free text, or completed a raw value's terminator (a
+// token that stops inside a raw value, after its first byte, would put a special token in the
+// value).
+inline bool SpecialFits(bool literal, const Cursor& cursor) {
+  return literal && (cursor.phase != Phase::kRaw || cursor.a == 0);
+}
 
 Expected<std::unique_ptr<Grammar>> CompileGrammar(
     const parse::CallGrammar& family, std::vector<parse::ToolSpec> tools,

@@ -204,6 +204,7 @@ void Walker::TakeAlternative(Cursor& cursor, int which) {
 bool Walker::EnterValue(Cursor& cursor) {
   const Param& param = g_.tools[cursor.tool].params[cursor.param];
   const bool raw = cursor.type != 0 ? cursor.type == constrain::kTypeString : param.raw;
+  if (raw && g_.ops[cursor.op].quoted != kNone) return Enter(cursor, g_.ops[cursor.op].quoted);
   if (raw) {
     cursor.phase = param.has_enum ? Phase::kEnum : Phase::kRaw;
     cursor.a = cursor.b = cursor.c = cursor.d = 0;
@@ -310,7 +311,6 @@ bool Walker::FeedBranch(Cursor& cursor, uint8_t byte, bool& literal) {
 }
 
 bool Walker::FeedTrie(Cursor& cursor, uint8_t byte, bool& literal) {
-  literal = false;
   const Tool* tool = cursor.tool == kNone ? nullptr : &g_.tools[cursor.tool];
   const SmallTrie* trie = nullptr;
   uint64_t allowed = ~uint64_t{0};
@@ -356,6 +356,7 @@ bool Walker::FeedTrie(Cursor& cursor, uint8_t byte, bool& literal) {
   };
   const uint32_t next = trie->Step(cursor.a, byte);
   if (next != kNone && usable(next)) {
+    literal = false;
     cursor.a = next;
     if (terminal(next) && trie->nodes[next].edges.empty()) return complete(next);
     return true;
@@ -364,7 +365,7 @@ bool Walker::FeedTrie(Cursor& cursor, uint8_t byte, bool& literal) {
   return false;
 }
 
-bool Walker::FeedRaw(Cursor& cursor, uint8_t byte) {
+bool Walker::FeedRaw(Cursor& cursor, uint8_t byte, bool& literal) {
   const Param& param = g_.tools[cursor.tool].params[cursor.param];
   const Op& after = g_.ops[g_.ops[cursor.op].next];
   const std::string_view stop = after.text;
@@ -374,6 +375,7 @@ bool Walker::FeedRaw(Cursor& cursor, uint8_t byte) {
   if (g_.cdata && byte == '&') return false;
   const uint32_t matched = Advance(stop, cursor.b, byte);
   const uint32_t core_matched = Advance(core, cursor.c, byte);
+  if (matched != cursor.b + 1) literal = false;  // the value's byte, not the terminator's
   if (g_.cdata && ((byte == '<' && matched == 0) || (cursor.b > 0 && matched != cursor.b + 1)))
     return false;
   const auto core_at = static_cast<uint32_t>(core.data() - stop.data());
@@ -478,8 +480,7 @@ bool Walker::Feed(Cursor& cursor, uint8_t byte, bool& literal) {
       return matcher.CanEnd() && Exit(cursor) && Feed(cursor, byte, literal);
     }
     case Phase::kRaw:
-      literal = false;
-      return FeedRaw(cursor, byte);
+      return FeedRaw(cursor, byte, literal);
     case Phase::kEnd:
     case Phase::kDone:
       return false;

@@ -42,9 +42,10 @@ Expected<Processor> ToolGrammar(const protocol::ChatRequest& request, const std:
   auto grammar = logits::ToolCallGrammar::Compile(*info->grammar, request.tools,
                                                   std::move(vocabulary), options);
   if (!grammar.ok()) {
-    // What the mechanism cannot follow (Python-keyword or custom argument syntax, auto mode
-    // for a format without an opening text) generates unconstrained, and the parser still
-    // reads the calls; a tool whose schema does not compile is the request's fault.
+    // What the mechanism cannot follow (a custom argument syntax without a declared form, a
+    // name the call syntax cannot hold, auto mode for a format without an opening text)
+    // generates unconstrained, and the parser still reads the calls; a tool whose schema does
+    // not compile is the request's fault.
     if (grammar.error().code() == ErrorCode::kUnsupported) return Processor();
     return Error(ErrorCode::kInvalidArgument, "tools: " + std::string(grammar.error().message()));
   }

@@ -27,13 +27,15 @@ std::shared_ptr<const Vocabulary> FuzzVocabulary() {
       tokens.push_back(std::string(1, static_cast<char>(c)));
     std::vector<TokenKind> kinds(tokens.size(), TokenKind::kNormal);
     for (const char* piece :
-         {"<tool_call>", "}\n",  "\n</", "\": ",     "{\"", "parameter", "\">", "}}",
-          "name",        "\n<",  "></",  "\xc3\xa9", " \n", "\"}",       "\\/", "\\ud8",
-          "\"\\",        "True", "None", "=\"",      "\")", "[f("}) {
+         {"<tool_call>", "}\n", "\n</",     "\": ", "{\"",    "parameter", "\">",   "}}",   "name",
+          "\n<",         "></", "\xc3\xa9", " \n",  "\"}",    "\\/",       "\\ud8", "\"\\", "True",
+          "None",        "=\"", "\")",      "[f(",  "<|\"|>", "<escape>",  "call:", "|>,"}) {
       tokens.push_back(piece);
       kinds.push_back(TokenKind::kNormal);
     }
     tokens.push_back("<tool_call>");
+    kinds.push_back(TokenKind::kUserDefined);
+    tokens.push_back("<|\"|>");  // Gemma 4's quote, one special token as in its vocabulary
     kinds.push_back(TokenKind::kUserDefined);
     tokens.push_back("<eos>");
     kinds.push_back(TokenKind::kControl);
@@ -46,13 +48,17 @@ std::shared_ptr<const Vocabulary> FuzzVocabulary() {
 const std::vector<const crux::parse::ToolParserInfo*>& Families() {
   static const auto families = [] {
     std::vector<const crux::parse::ToolParserInfo*> out;
-    // JSON and key-value families first, then Python keywords (the seeds' first bytes keep
-    // their families).
+    // JSON and key-value families first, then Python keywords, then custom syntaxes with a
+    // declared key-value form (the seeds' first bytes keep their families).
     using Args = crux::parse::CallGrammar::Args;
-    for (const bool python : {false, true}) {
+    for (const Args kind : {Args::kJsonObject, Args::kPythonKeywords, Args::kCustom}) {
       for (const crux::parse::ToolParserInfo& info : crux::parse::ToolParsers()) {
-        if (info.grammar == nullptr || info.grammar->args == Args::kCustom) continue;
-        if ((info.grammar->args == Args::kPythonKeywords) == python) out.push_back(&info);
+        if (info.grammar == nullptr) continue;
+        const Args args = info.grammar->args;
+        const bool custom = args == Args::kCustom;
+        if (custom && info.grammar->argument.empty()) continue;
+        const Args group = args == Args::kKeyValue ? Args::kJsonObject : args;
+        if (group == kind) out.push_back(&info);
       }
     }
     return out;

@@ -32,8 +32,13 @@
 // becomes a call only once it reaches the arguments (`[get_weather(`): `[1]` or a markdown link
 // stays free text. After the block only end-of-generation is allowed.
 //
-// Families whose arguments are a custom syntax (gemma4, functiongemma, minimax_m3) are not
-// constrained yet: Compile returns kUnsupported.
+// * Gemma literal arguments (kCustom with a declared key-value form: gemma4, functiongemma) are
+//   `{k:<|"|>v<|"|>,n:1}`: bare keys (JSON strings where a name cannot be bare), string values
+//   raw between the family's quotes (a special quote token may open and close them), strings
+//   held to a pattern, a format or a combination of schemas and every other value JSON.
+//
+// A custom syntax without a declared form (minimax_m3) is not constrained: Compile returns
+// kUnsupported.
 //
 // Thread-safety: a ToolCallGrammar is immutable and may be shared; a processor belongs to one
 // sequence. Cost: Compile builds the skeleton and the name trie (microseconds per tool) and
@@ -83,8 +88,9 @@ class ToolCallGrammar {
   // Errors: kInvalidArgument (no tools, an unknown forced tool, a tool without a name, a
   // key-value tool with more than 64 parameters), the schema compiler's errors naming the tool
   // (kParse, kInvalidArgument, kUnsupported, kLimit), kUnsupported for a family the mechanism
-  // cannot follow (custom arguments, a Python keyword argument whose parameter name is not an
-  // identifier, or markers that cannot be told apart).
+  // cannot follow (custom arguments without a declared form, a Python keyword argument whose
+  // parameter name is not an identifier, a tool name that Python or Gemma call syntax cannot
+  // hold, or markers that cannot be told apart).
   static Expected<std::shared_ptr<const ToolCallGrammar>> Compile(
       const parse::CallGrammar& family, std::vector<parse::ToolSpec> tools,
       std::shared_ptr<const constrain::Vocabulary> vocabulary, ToolCallOptions options = {});

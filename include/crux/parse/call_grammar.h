@@ -58,13 +58,20 @@ struct CallGrammar {
   std::string_view separator = {};  // between calls
   std::vector<Part> call;
   Args args = Args::kJsonObject;
-  std::vector<Part> argument = {};  // kKeyValue
+  std::vector<Part> argument = {};  // kKeyValue (and kCustom's constrained form)
   std::string_view argument_separator = {};
   Values values = Values::kJson;
   // kKeyValue: string values holding '<', '&' or a newline are written as <![CDATA[…]]>.
   bool cdata_strings = false;
   // kCustom: appends the arguments object `json` (valid JSON text) in the family's syntax.
   void (*write_arguments)(std::string& out, std::string_view json) = nullptr;
+  // kCustom: a key-value form of the arguments that the family's parser reads, which a
+  // constrained decoder writes (none where `argument` is empty): the `argument` parts joined by
+  // `argument_separator` between `arguments_open` and `arguments_close`; string values between
+  // two `string_quote`s (never holding it), other values JSON.
+  std::string_view arguments_open = {};
+  std::string_view arguments_close = {};
+  std::string_view string_quote = {};
 };
 
 // Writes `calls` (arguments: JSON objects) as one block in `grammar`. Arguments are walked as

@@ -169,10 +169,13 @@ std::vector<std::string_view> GrammarMarkers(const CallGrammar& grammar) {
   for (const CallGrammar::Part& part : grammar.call) {
     if (part.slot == Slot::kText) add(part.text);
   }
-  for (const CallGrammar::Part& part : grammar.argument) {
-    if (part.slot == Slot::kText) add(part.text);
+  if (grammar.args == CallGrammar::Args::kKeyValue) {  // kCustom's form is plain punctuation
+    for (const CallGrammar::Part& part : grammar.argument) {
+      if (part.slot == Slot::kText) add(part.text);
+    }
+    add(grammar.argument_separator);
   }
-  add(grammar.argument_separator);
+  add(grammar.string_quote);
   add(grammar.separator);
   add(grammar.close);
   return markers;

@@ -115,7 +115,12 @@ const ToolParserInfo& FunctionGemmaToolFormat() {
                {S::kArguments},
                {S::kText, "<end_function_call>"}},
       .args = CallGrammar::Args::kCustom,
+      .argument = {{S::kKey}, {S::kText, ":"}, {S::kValue}},
+      .argument_separator = ",",
       .write_arguments = tags::AppendArguments,
+      .arguments_open = "{",
+      .arguments_close = "}",
+      .string_quote = tags::kQuote,
   };
   static const ToolParserInfo format{
       .name = "functiongemma",

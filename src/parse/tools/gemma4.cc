@@ -468,7 +468,12 @@ const ToolParserInfo& Gemma4ToolFormat() {
                {S::kArguments},
                {S::kText, "<tool_call|>"}},
       .args = CallGrammar::Args::kCustom,
+      .argument = {{S::kKey}, {S::kText, ":"}, {S::kValue}},
+      .argument_separator = ",",
       .write_arguments = AppendGemma4Arguments,
+      .arguments_open = "{",
+      .arguments_close = "}",
+      .string_quote = kQuote,
   };
   static const ToolParserInfo format{
       .name = "gemma4",

@@ -64,7 +64,7 @@ ToolCallOptions Options() {
 }
 
 bool Follows(const parse::CallGrammar& grammar) {
-  return grammar.args != parse::CallGrammar::Args::kCustom;
+  return grammar.args != parse::CallGrammar::Args::kCustom || !grammar.argument.empty();
 }
 
 int Bits(uint32_t word) {
@@ -212,6 +212,23 @@ bool TakesBytes(const std::shared_ptr<const ToolCallGrammar>& grammar,
     processor.Accept(token);
   }
   return true;
+}
+
+// After `prefix` (single-byte tokens), every token is in the mask exactly when Accept takes it
+// (tried on a copy), and some token is.
+void ExpectMaskIsAccept(const std::shared_ptr<const ToolCallGrammar>& grammar,
+                        const constrain::Vocabulary& vocabulary, std::string_view prefix) {
+  ToolCallProcessor at(grammar);
+  for (const uint32_t token : ByteTokens(vocabulary, prefix))
+    ASSERT_TRUE(at.Accept(token)) << prefix;
+  std::vector<uint32_t> mask(vocabulary.mask_words());
+  at.FillMask(mask);
+  size_t allowed = 0;
+  for (uint32_t token = 0; token < vocabulary.size(); ++token) {
+    allowed += TestBit(mask, token) ? 1 : 0;
+    ASSERT_EQ(TestBit(mask, token), at.Clone()->Accept(token)) << prefix << " " << token;
+  }
+  EXPECT_GT(allowed, 0u) << prefix;
 }
 
 TEST(ToolCallsTest, EveryFamilyRequiredCallsParseAndValidate) {
@@ -578,7 +595,7 @@ TEST(ToolCallsTest, ErrorsNameWhatIsWrong) {
   ASSERT_FALSE(invalid.ok());
   EXPECT_NE(invalid.error().message().find("tool 'search'"), std::string::npos)
       << invalid.error().message();
-  auto custom = ToolCallGrammar::Compile(*Family("gemma4").grammar, tools, vocabulary);
+  auto custom = ToolCallGrammar::Compile(*Family("minimax_m3").grammar, tools, vocabulary);
   ASSERT_FALSE(custom.ok());
   EXPECT_EQ(custom.error().code(), ErrorCode::kUnsupported);
   std::vector<parse::ToolSpec> dashed = tools;
@@ -643,18 +660,8 @@ TEST(ToolCallsTest, PythonKeywordArgumentsReadAsPythonDoes) {
   // The whole mask against each token tried on a copy, inside an escape and around values.
   for (const char* prefix :
        {R"([find(q="x\)", R"([find(q="x\u)", R"([find(q="x\ud)", R"([find(q="x", exact=)",
-        R"([find(exact=False)", R"([find(q="", filters={"k": [)"}) {
-    ToolCallProcessor at(*grammar);
-    for (const uint32_t token : ByteTokens(v, prefix))
-      ASSERT_TRUE(at.Accept(token)) << prefix;
-    at.FillMask(mask);
-    size_t allowed = 0;
-    for (uint32_t token = 0; token < v.size(); ++token) {
-      allowed += TestBit(mask, token) ? 1 : 0;
-      ASSERT_EQ(TestBit(mask, token), at.Clone()->Accept(token)) << prefix << " " << token;
-    }
-    EXPECT_GT(allowed, 0u) << prefix;
-  }
+        R"([find(exact=False)", R"([find(q="", filters={"k": [)"})
+    ExpectMaskIsAccept(*grammar, v, prefix);
   // Sampled calls in all three families parse back with arguments that validate, and some of
   // them are written with Python's keywords.
   size_t keywords = 0;
@@ -675,6 +682,166 @@ TEST(ToolCallsTest, PythonKeywordArgumentsReadAsPythonDoes) {
     }
   }
   EXPECT_GT(keywords, 10u);
+}
+
+// Gemma's literal arguments (gemma4, functiongemma): {k:<|"|>v<|"|>,n:1} — bare keys (a JSON
+// string where a name cannot be bare), string parameters between the family's quotes, other
+// values JSON, which the families' parsers read too.
+TEST(ToolCallsTest, GemmaLiteralArgumentsQuoteStrings) {
+  auto vocabulary = Qwen3Vocabulary();
+  if (vocabulary == nullptr) GTEST_SKIP() << constrain::test_data::kNoLlamaCpp;
+  std::vector<parse::ToolSpec> tools;
+  tools.push_back(*parse::MakeToolSpec("find", "", R"({"type": "object", "properties": {
+      "q": {"type": "string", "maxLength": 6}, "n": {"type": "integer"},
+      "a:b": {"type": "boolean"}, "code": {"type": "string", "pattern": "^[a-z]+$", "maxLength": 3},
+      "unit": {"enum": ["c", "f<|\"|>"]}, "mode": {"enum": ["x", "y"]},
+      "filters": {"type": "object", "additionalProperties": false, "properties": {
+          "k": {"type": "array", "maxItems": 2, "items": {"type": ["boolean", "null"]}}}}},
+      "required": ["q"], "additionalProperties": false})"));
+  auto grammar = ToolCallGrammar::Compile(*Family("gemma4").grammar, tools, vocabulary);
+  ASSERT_TRUE(grammar.ok()) << grammar.error().message();
+  const constrain::Vocabulary& v = *vocabulary;
+  const std::string call = "<|tool_call>call:find{";
+  EXPECT_TRUE(TakesBytes(*grammar, v, call, R"(q:<|"|>a b<|"|>,n:3}<tool_call|>)"));
+  EXPECT_TRUE(TakesBytes(*grammar, v, call, R"(q:<|"|>é<|"|>,"a:b":true})"));
+  EXPECT_TRUE(TakesBytes(*grammar, v, call, R"(q:<|"|>"x"<|"|>,filters:{"k": [false, null]})"));
+  // A string held to a pattern is a JSON string, which the matcher enforces.
+  EXPECT_TRUE(TakesBytes(*grammar, v, call, R"(q:<|"|>x<|"|>,mode:<|"|>y<|"|>,code:"ab"})"));
+  EXPECT_FALSE(TakesBytes(*grammar, v, call, R"(q:<|"|>x<|"|>,code:"a1)"));
+  EXPECT_FALSE(TakesBytes(*grammar, v, call, R"(q:<|"|>x<|"|>,code:<|"|>)"));
+  // An enum value holding the quote is a JSON string.
+  EXPECT_TRUE(TakesBytes(*grammar, v, call, R"(q:<|"|>x<|"|>,unit:"f<|\"|>"})"));
+  EXPECT_FALSE(TakesBytes(*grammar, v, call, R"(q:"x")"));           // strings are quoted
+  EXPECT_FALSE(TakesBytes(*grammar, v, call, R"(q:<|"|> x)"));       // no blank at either end
+  EXPECT_FALSE(TakesBytes(*grammar, v, call, R"(a:b:true)"));        // that key is quoted
+  EXPECT_FALSE(TakesBytes(*grammar, v, call, R"(n:3})"));            // q is required
+  EXPECT_FALSE(TakesBytes(*grammar, v, call, R"(mode:<|"|>z)"));     // not in the enum
+  EXPECT_FALSE(TakesBytes(*grammar, v, call, R"(q:<|"|>1234567)"));  // maxLength 6
+  for (const char* rest : {R"(q:<|"|>ab)", R"(q:<|"|>ab<|)", R"(q:<|"|>x<|"|>,n:)",
+                           R"(q:<|"|>x<|"|>,filters:{"k":[)", R"(q:<|"|>x<|"|>,mode:<|"|>)"})
+    ExpectMaskIsAccept(*grammar, v, call + rest);
+  // Sampled calls in both families parse back with arguments that validate, the string written
+  // between quotes, and a string argument reads back as written.
+  size_t quoted = 0;
+  for (const char* name : {"gemma4", "functiongemma"}) {
+    const parse::ToolParserInfo& info = Family(name);
+    auto family = ToolCallGrammar::Compile(*info.grammar, tools, vocabulary, Options());
+    ASSERT_TRUE(family.ok()) << name << ": " << family.error().message();
+    std::mt19937_64 random(5);
+    for (int run = 0; run < 100; ++run) {
+      ToolCallProcessor sampler(*family);
+      const Sampled sampled = Generate(sampler, TextOf, v, random);
+      const std::string context = std::string(name) + " run " + std::to_string(run);
+      ASSERT_TRUE(sampled.ended) << context;
+      CheckCalls(info, tools, sampled.text, 1, context);
+      if (HasFailure()) return PrintTokens(sampled.tokens);
+      quoted +=
+          sampled.text.find("q:" + std::string(info.grammar->string_quote)) != std::string::npos;
+    }
+  }
+  EXPECT_EQ(quoted, 200u);  // q is required and a string
+  const std::vector<parse::ToolCall> found = CheckCalls(
+      Family("functiongemma"), tools,
+      "<start_function_call>call:find{q:<escape>a,b}<escape>,n:-2}<end_function_call>", 1, "");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].arguments, R"({"q": "a,b}", "n": -2})");
+}
+
+// On Gemma 4's own vocabulary its quote `<|"|>` is one special token: it opens a string value
+// and closes one, and is never part of a value.
+TEST(ToolCallsTest, GemmaQuoteIsOneTokenOnGemma4sVocabulary) {
+  auto loaded = constrain::Vocabulary::FromGgufFile(
+      (constrain::test_data::LlamaCppDir() / "models" / "ggml-vocab-gemma-4.gguf").string());
+  if (!loaded.ok()) GTEST_SKIP() << constrain::test_data::kNoLlamaCpp;
+  auto vocabulary = std::make_shared<const constrain::Vocabulary>(*std::move(loaded));
+  const constrain::Vocabulary& v = *vocabulary;
+  uint32_t quote = UINT32_MAX;
+  for (uint32_t token = 0; token < v.size(); ++token) {
+    if (v.bytes(token) == "<|\"|>") quote = token;
+  }
+  ASSERT_NE(quote, UINT32_MAX);
+  ASSERT_TRUE(v.is_special(quote));
+  const std::vector<parse::ToolSpec> tools = Tools();
+  const parse::ToolParserInfo& info = Family("gemma4");
+  auto grammar = ToolCallGrammar::Compile(*info.grammar, tools, vocabulary, Options());
+  ASSERT_TRUE(grammar.ok()) << grammar.error().message();
+  std::vector<uint32_t> mask(v.mask_words());
+  const std::string call = "<|tool_call>call:get_weather{city:";
+  for (const auto& [rest, allowed] : std::vector<std::pair<std::string, bool>>{
+           {"", true},            // opens the value
+           {"<|\"|>", false},     // an empty city (minLength 1)
+           {"<|\"|>P", true},     // closes it
+           {"<|\"|>P ", false},   // not after a blank
+           {"<|\"|>P<|", false},  // not inside a pending quote
+           {"<|\"|>Paris<|\"|>", false}}) {
+    ToolCallProcessor processor(*grammar);
+    for (const uint32_t token : ByteTokens(v, call + rest))
+      ASSERT_TRUE(processor.Accept(token)) << rest;
+    processor.FillMask(mask);
+    EXPECT_EQ(TestBit(mask, quote), allowed) << rest;
+    EXPECT_EQ(processor.Clone()->Accept(quote), allowed) << rest;
+  }
+  // Sampled calls parse and validate; the sampler picks the quote token among the others.
+  size_t quote_tokens = 0;
+  std::mt19937_64 random(9);
+  for (int run = 0; run < 30; ++run) {
+    ToolCallProcessor processor(*grammar);
+    const Sampled sampled = Generate(processor, TextOf, v, random);
+    const std::string context = "gemma-4 vocabulary run " + std::to_string(run);
+    ASSERT_TRUE(sampled.ended) << context;
+    CheckCalls(info, tools, sampled.text, 1, context);
+    if (HasFailure()) return PrintTokens(sampled.tokens);
+    quote_tokens +=
+        static_cast<size_t>(std::count(sampled.tokens.begin(), sampled.tokens.end(), quote));
+  }
+  EXPECT_GT(quote_tokens, 0u);
+}
+
+// A string parameter held to more than its length and an enum (a pattern, a format, a
+// combination of schemas) is written as a JSON string where the format allows it (gemma4,
+// pythonic), and the matcher enforces it all. Optional[str] (anyOf string or null) is a raw
+// string held to its string branch's length, in every key-value format.
+TEST(ToolCallsTest, StringsBeyondLengthAndEnumAreJsonWhereTheFormatAllows) {
+  auto vocabulary = Qwen3Vocabulary();
+  if (vocabulary == nullptr) GTEST_SKIP() << constrain::test_data::kNoLlamaCpp;
+  std::vector<parse::ToolSpec> tools;
+  tools.push_back(*parse::MakeToolSpec("find", "", R"({"type": "object", "properties": {
+      "q": {"type": "string", "pattern": "^[0-9]+$", "maxLength": 4},
+      "r": {"anyOf": [{"type": "string", "maxLength": 2}, {"type": "integer"}]},
+      "s": {"type": "string", "format": "date"}},
+      "required": ["q", "r", "s"], "additionalProperties": false})"));
+  std::vector<parse::ToolSpec> optional;
+  optional.push_back(*parse::MakeToolSpec("find", "", R"({"type": "object", "properties": {
+      "o": {"anyOf": [{"type": "string", "minLength": 1, "maxLength": 3}, {"type": "null"}]}},
+      "required": ["o"], "additionalProperties": false})"));
+  for (const char* name : {"qwen3_xml", "gemma4", "pythonic"}) {
+    const parse::ToolParserInfo& info = Family(name);
+    auto grammar = ToolCallGrammar::Compile(*info.grammar, tools, vocabulary, Options());
+    ASSERT_TRUE(grammar.ok()) << name << ": " << grammar.error().message();
+    // qwen3_xml writes every string raw: a pattern or a format there is for the final check.
+    if (std::string_view(name) != "qwen3_xml") {
+      std::mt19937_64 random(13);
+      for (int run = 0; run < 50; ++run) {
+        ToolCallProcessor processor(*grammar);
+        const Sampled sampled = Generate(processor, TextOf, *vocabulary, random);
+        const std::string context = std::string(name) + " run " + std::to_string(run);
+        ASSERT_TRUE(sampled.ended) << context;
+        CheckCalls(info, tools, sampled.text, 1, context);
+        if (HasFailure()) return PrintTokens(sampled.tokens);
+      }
+    }
+    auto raw = ToolCallGrammar::Compile(*info.grammar, optional, vocabulary, Options());
+    ASSERT_TRUE(raw.ok()) << name << ": " << raw.error().message();
+    std::mt19937_64 random(17);
+    for (int run = 0; run < 50; ++run) {
+      ToolCallProcessor processor(*raw);
+      const Sampled sampled = Generate(processor, TextOf, *vocabulary, random);
+      const std::string context = std::string(name) + " optional run " + std::to_string(run);
+      ASSERT_TRUE(sampled.ended) << context;
+      CheckCalls(info, optional, sampled.text, 1, context);
+      if (HasFailure()) return PrintTokens(sampled.tokens);
+    }
+  }
 }
 
 }  // namespace
