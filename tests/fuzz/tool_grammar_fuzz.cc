@@ -49,7 +49,8 @@ const std::vector<const crux::parse::ToolParserInfo*>& Families() {
   static const auto families = [] {
     std::vector<const crux::parse::ToolParserInfo*> out;
     // JSON and key-value families first, then Python keywords, then custom syntaxes with a
-    // declared key-value form (the seeds' first bytes keep their families).
+    // declared key-value form. The seeds in corpus/ are named for the family their first byte
+    // picks in this order (52 families: byte % 52).
     using Args = crux::parse::CallGrammar::Args;
     for (const Args kind : {Args::kJsonObject, Args::kPythonKeywords, Args::kCustom}) {
       for (const crux::parse::ToolParserInfo& info : crux::parse::ToolParsers()) {
