@@ -341,6 +341,31 @@ void PythonEscapes(const tools::Grammar& g, ToolCallProcessor::State& s, Walker&
   }
 }
 
+// Key-value formats: a JSON value never holds a marker its family's parser scans for
+// (Grammar::marker_next). The matcher's mask does not know them, so the allowed tokens that
+// could end one are tried exactly: those holding a whole marker and, where the value ends
+// with part of one, those that go on with it.
+void ValueMarkers(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walker,
+                  std::span<uint32_t> mask) {
+  const uint32_t from = s.cursor.c;
+  auto check = [&](uint32_t token) {
+    uint32_t state = from;
+    if (!TestBit(mask, token) || g.MarkerStep(state, g.vocabulary->bytes(token))) return;
+    if (!TryToken(g, s, walker, s.cursor, token))
+      mask[token >> 5] &= ~(uint32_t{1} << (token & 31));
+  };
+  for (const uint32_t token : g.marker_tokens)
+    check(token);
+  if (from == 0) return;
+  const tools::TokenIndex& index = *g.index;
+  for (int b = 0; b < 256; ++b) {
+    if (g.marker_next[from][b] == 0 || index.root_child[b] == UINT32_MAX) continue;
+    const uint32_t node = index.root_child[b];
+    for (uint32_t k = index.first[node]; k < index.first[index.end[node]]; ++k)
+      check(index.tokens[k]);
+  }
+}
+
 void JsonMask(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walker,
               std::span<uint32_t> mask) {
   const tools::TokenIndex& index = *g.index;
@@ -390,6 +415,7 @@ void JsonMask(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walk
   }
   walker.Undo(mark);
   if (g.python) PythonEscapes(g, s, walker, mask);
+  if (!g.marker_next.empty()) ValueMarkers(g, s, walker, mask);
 }
 
 }  // namespace
@@ -458,8 +484,11 @@ bool ToolCallProcessor::Accept(uint32_t token) {
   }
   const std::string_view bytes = g.vocabulary->bytes(token);
   const bool special = g.vocabulary->is_special(token);
+  uint32_t marker = s.cursor.c;
   if (!special && !g.python && s.cursor.phase == Phase::kJson &&
+      (g.marker_next.empty() || g.MarkerStep(marker, bytes)) &&
       s.holes[s.cursor.hole].AcceptToken(token)) {
+    s.cursor.c = marker;
     s.journal.push_back({s.cursor.hole, false});
     if (s.cursor.a == 0) s.cursor.a = static_cast<uint8_t>(bytes[0]) + 1u;
   } else {

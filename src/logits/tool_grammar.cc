@@ -1,6 +1,10 @@
 #include "tool_grammar.h"
 
 #include <algorithm>
+#include <array>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -488,6 +492,111 @@ void PrepareRawValues(Grammar& g) {
 
 namespace {
 
+// The markers a JSON value of key-value `family` must not hold: the texts from the arguments
+// on, without blanks, two bytes or longer (`</parameter>`, `<parameter=`, `</function>`).
+std::vector<std::string> ValueMarkers(const parse::CallGrammar& family) {
+  std::vector<std::string> markers;
+  auto add = [&markers](std::string_view text) {
+    const std::string_view core = text::Trim(text);
+    if (core.size() < 2 || std::find(markers.begin(), markers.end(), core) != markers.end()) return;
+    markers.emplace_back(core);
+  };
+  bool after = false;
+  for (const parse::CallGrammar::Part& part : family.call) {
+    after = after || part.slot == Slot::kArguments;
+    if (after && part.slot == Slot::kText) add(part.text);
+  }
+  for (const parse::CallGrammar::Part& part : family.argument) {
+    if (part.slot == Slot::kText) add(part.text);
+  }
+  add(family.argument_separator);
+  add(family.separator);
+  add(family.close);
+  return markers;
+}
+
+// The automaton over `markers` (Aho-Corasick, every transition filled in) and the tokens of
+// `g`'s vocabulary that hold a whole marker; shared by the grammars of one vocabulary and set
+// of markers.
+struct MarkerTables {
+  std::vector<std::array<uint16_t, 256>> next;
+  std::vector<uint8_t> hit;
+  std::vector<uint32_t> tokens;
+};
+
+std::shared_ptr<const MarkerTables> BuildMarkerTables(const constrain::Vocabulary& vocabulary,
+                                                      const std::vector<std::string>& markers) {
+  auto t = std::make_shared<MarkerTables>();
+  std::vector<std::array<int32_t, 256>> child(1);
+  child[0].fill(-1);
+  t->hit.assign(1, 0);
+  for (const std::string& marker : markers) {
+    size_t state = 0;
+    for (const char ch : marker) {
+      const auto b = static_cast<uint8_t>(ch);
+      if (child[state][b] < 0) {
+        child[state][b] = static_cast<int32_t>(child.size());
+        child.emplace_back().fill(-1);
+        t->hit.push_back(0);
+      }
+      state = static_cast<size_t>(child[state][b]);
+    }
+    t->hit[state] = 1;
+  }
+  t->next.resize(child.size());
+  std::vector<uint32_t> fail(child.size(), 0);
+  std::vector<uint32_t> queue = {0};
+  for (size_t q = 0; q < queue.size(); ++q) {
+    const uint32_t u = queue[q];
+    if (u != 0 && t->hit[fail[u]] != 0) t->hit[u] = 1;
+    for (int b = 0; b < 256; ++b) {
+      const int32_t v = child[u][b];
+      if (v < 0) {
+        t->next[u][b] = u == 0 ? 0 : t->next[fail[u]][b];
+        continue;
+      }
+      fail[v] = u == 0 ? 0 : t->next[fail[u]][b];
+      t->next[u][b] = static_cast<uint16_t>(v);
+      queue.push_back(static_cast<uint32_t>(v));
+    }
+  }
+  for (uint32_t token = 0; token < vocabulary.size(); ++token) {
+    uint32_t state = 0;
+    for (const char ch : vocabulary.bytes(token)) {
+      state = t->next[state][static_cast<uint8_t>(ch)];
+      if (t->hit[state] != 0) {
+        t->tokens.push_back(token);
+        break;
+      }
+    }
+  }
+  return t;
+}
+
+void PrepareValueMarkers(Grammar& g, const parse::CallGrammar& family) {
+  const std::vector<std::string> markers = ValueMarkers(family);
+  if (markers.empty()) return;
+  std::string key = std::to_string(g.vocabulary->identity());
+  for (const std::string& marker : markers)
+    key += "|" + marker;
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const MarkerTables>> cache;
+  std::shared_ptr<const MarkerTables> tables;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto found = cache.find(key); found != cache.end()) tables = found->second;
+  }
+  if (!tables) {
+    tables = BuildMarkerTables(*g.vocabulary, markers);
+    std::lock_guard<std::mutex> lock(mutex);
+    if (cache.size() >= 256) cache.clear();  // a bound for hostile variety
+    cache.emplace(key, tables);
+  }
+  g.marker_next = tables->next;
+  g.marker_hit = tables->hit;
+  g.marker_tokens = tables->tokens;
+}
+
 Expected<std::unique_ptr<Grammar>> CompileInto(
     std::unique_ptr<Grammar> g, const parse::CallGrammar& family,
     std::vector<parse::ToolSpec> tools, std::shared_ptr<const constrain::Vocabulary> vocabulary,
@@ -519,6 +628,7 @@ Expected<std::unique_ptr<Grammar>> CompileInto(
     g->free_masks.resize(g->trigger.size());
   }
   if (g->key_value && !g->python) PrepareRawValues(*g);
+  if (g->key_value && !g->python && g->quote.empty()) PrepareValueMarkers(*g, family);
   return g;
 }
 

@@ -216,6 +216,22 @@ struct Grammar {
   // The special tokens that begin with a raw value's terminator (Gemma 4's quote `<|"|>` is
   // one token): a raw value may end with one, never hold one.
   std::vector<uint32_t> raw_special;
+  // Key-value formats: markers a JSON value must not hold, since the family's parser scans the
+  // text for them (`</parameter>`, `<parameter=`, `</tool_call>`: the texts after the
+  // arguments begin, without blanks, two bytes or longer). An automaton over them, its state in
+  // Cursor::c of a kJson phase: the next state per byte, whether a state ends a marker, and the
+  // tokens holding a whole marker.
+  std::vector<std::array<uint16_t, 256>> marker_next;
+  std::vector<uint8_t> marker_hit;
+  std::vector<uint32_t> marker_tokens;
+  // The state after `bytes` from `state`; false when a marker ends on the way.
+  bool MarkerStep(uint32_t& state, std::string_view bytes) const {
+    for (const char ch : bytes) {
+      state = marker_next[state][static_cast<uint8_t>(ch)];
+      if (marker_hit[state] != 0) return false;
+    }
+    return true;
+  }
   // For a value at a character boundary, at least its minimum length and far from its maximum,
   // which candidates are allowed depends only on the pending matches of the terminator and its
   // marker and on whether the value has begun and ends on a blank. Per such class: the

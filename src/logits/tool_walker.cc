@@ -222,6 +222,7 @@ bool Walker::OpenHole(Cursor& cursor, uint32_t param, uint8_t types) {
   cursor.hole = static_cast<uint32_t>(holes_.size() - 1);
   cursor.a = 0;
   cursor.b = kPyOutside;
+  cursor.c = 0;
   return true;
 }
 
@@ -472,6 +473,12 @@ bool Walker::Feed(Cursor& cursor, uint8_t byte, bool& literal) {
       // A refused escape is inside a string, where the value cannot end either.
       if (g_.python && !PyEscapeStep(escape, byte)) return false;
       if (matcher.AcceptBytes(std::string_view(&ch, 1))) {
+        uint32_t marker = cursor.c;
+        if (!g_.marker_next.empty() && !g_.MarkerStep(marker, std::string_view(&ch, 1))) {
+          matcher.Rollback(1);  // a marker the parser would stop at, inside the value
+          return false;
+        }
+        cursor.c = marker;
         journal_.push_back({cursor.hole, false});
         if (cursor.a == 0) cursor.a = byte + 1u;  // the value's first byte
         cursor.b = escape;

@@ -18,6 +18,8 @@
 #include "crux/parse/parser.h"
 #include "crux/parse/registry.h"
 #include "crux/parse/tools/registry.h"
+#include "crux/text/json_scan.h"
+#include "crux/text/stream_buffer.h"
 #include "unit/logits/qwen3_vocab.h"
 
 namespace crux::logits {
@@ -842,6 +844,73 @@ TEST(ToolCallsTest, StringsBeyondLengthAndEnumAreJsonWhereTheFormatAllows) {
       if (HasFailure()) return PrintTokens(sampled.tokens);
     }
   }
+}
+
+// A JSON value in a key-value format never holds a marker the family's parser scans the text
+// for (qwen3_xml's `</parameter>`, glm47's `</arg_value>`): the parser would cut the call
+// there. A JSON-aware parser's family (hermes) keeps allowing them.
+TEST(ToolCallsTest, JsonValuesNeverHoldAMarkerTheParserScansFor) {
+  auto vocabulary = Qwen3Vocabulary();
+  if (vocabulary == nullptr) GTEST_SKIP() << constrain::test_data::kNoLlamaCpp;
+  const constrain::Vocabulary& v = *vocabulary;
+  std::vector<parse::ToolSpec> tools;
+  tools.push_back(*parse::MakeToolSpec("f", "", R"({"type": "object", "properties": {
+      "o": {"type": "object", "properties": {"a": {"type": "string", "maxLength": 24}},
+            "required": ["a"], "additionalProperties": false}},
+      "required": ["o"], "additionalProperties": false})"));
+  size_t families = 0;
+  for (const parse::ToolParserInfo& info : parse::ToolParsers()) {
+    if (info.grammar == nullptr || info.grammar->args != parse::CallGrammar::Args::kKeyValue)
+      continue;
+    auto grammar = ToolCallGrammar::Compile(*info.grammar, tools, vocabulary, Options());
+    ASSERT_TRUE(grammar.ok()) << info.name << ": " << grammar.error().message();
+    ++families;
+    // The texts from the arguments on: the argument's own, and the call's closing ones (for the
+    // families that render values as JSON, which the checks below look for).
+    std::vector<std::string_view> markers = {info.grammar->close, info.grammar->separator};
+    for (const auto& part : info.grammar->argument)
+      markers.push_back(part.text);
+    markers.push_back(info.grammar->call.back().text);
+    if (info.grammar->values != parse::CallGrammar::Values::kJson) markers.clear();
+    for (std::string_view marker : markers) {
+      const std::string_view core = text::Trim(marker);
+      // A quote, a backslash or a line break in a marker is escaped inside a JSON string: the
+      // marker cannot occur there.
+      if (core.size() < 2 || core.find_first_of("\"\\\n\t\r") != std::string_view::npos) continue;
+      std::string value;
+      text::AppendJsonString(value, core);
+      const std::string text = parse::RenderToolCalls(
+          *info.grammar, {parse::ToolCall{"", "f", R"({"o": {"a": )" + value + "}}", true}});
+      const size_t at = text.find(value);
+      ASSERT_NE(at, std::string::npos) << info.name << "\n" << text;
+      // Up to the marker's last byte inside the string: refused; its first byte is fine.
+      const std::string inside = text.substr(0, at + value.size() - 1);
+      EXPECT_FALSE(TakesBytes(*grammar, v, "", inside)) << info.name << ": " << core;
+      EXPECT_TRUE(TakesBytes(*grammar, v, "", text.substr(0, at + 2))) << info.name << ": " << core;
+    }
+    // Sampled calls still parse and validate.
+    std::mt19937_64 random(21);
+    for (int run = 0; run < 20; ++run) {
+      ToolCallProcessor processor(*grammar);
+      const Sampled sampled = Generate(processor, TextOf, v, random);
+      const std::string context = std::string(info.name) + " run " + std::to_string(run);
+      ASSERT_TRUE(sampled.ended) << context << "\n" << sampled.text;
+      CheckCalls(info, tools, sampled.text, 1, context);
+      if (HasFailure()) return PrintTokens(sampled.tokens);
+    }
+  }
+  EXPECT_GE(families, 15u);
+  // hermes reads its arguments as JSON: a string may hold </tool_call>.
+  auto hermes = ToolCallGrammar::Compile(*Family("hermes").grammar, tools, vocabulary, Options());
+  ASSERT_TRUE(hermes.ok());
+  EXPECT_TRUE(TakesBytes(*hermes, v, "",
+                         "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"o\": {\"a\": "
+                         "\"</tool_call>\"}}}\n</tool_call>"));
+  // The whole mask inside a string that ends with part of a marker.
+  auto xml = ToolCallGrammar::Compile(*Family("qwen3_xml").grammar, tools, vocabulary, Options());
+  ASSERT_TRUE(xml.ok());
+  for (const char* rest : {"{\"a\": \"x</", "{\"a\": \"</param", "{\"a\": \"<"})
+    ExpectMaskIsAccept(*xml, v, std::string("<tool_call>\n<function=f>\n<parameter=o>\n") + rest);
 }
 
 }  // namespace
