@@ -212,7 +212,8 @@ const tools::Grammar::RawClass& RawClassOf(const tools::Grammar& g, ToolCallProc
                                            Walker& walker, const Cursor& cursor) {
   tools::Grammar::RawClasses& classes = *g.raw_classes;
   const uint64_t key =
-      (uint64_t{cursor.b} << 34) | (uint64_t{cursor.c} << 2) | (cursor.d >> 24 & 3);
+      (uint64_t{cursor.marker} << 44) | (uint64_t{cursor.b} << 24) | (uint64_t{cursor.c} << 4) |
+      (cursor.d >> 24 & 3);
   {
     std::lock_guard<std::mutex> lock(classes.mutex);
     auto found = classes.by_state.find(key);
@@ -273,6 +274,18 @@ void RawMask(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walke
     if (matched == 0) continue;
     const auto next = static_cast<uint8_t>(which == 0 ? stop[matched] : stop[core_at + matched]);
     const uint32_t node = index.root_child[next];
+    if (node == UINT32_MAX) continue;
+    for (uint32_t k = index.first[node]; k < index.first[index.end[node]]; ++k) {
+      const uint32_t token = index.tokens[k];
+      mask[token >> 5] &= ~(uint32_t{1} << (token & 31));
+    }
+    Walk(g, s, walker, cursor, mask, node, index.end[node]);
+  }
+  // Tokens that go on with a pending match of another marker the value must not hold (from
+  // the root, a token can end one only by holding it whole: those are stepped above).
+  for (int b = 0; b < 256 && cursor.marker != 0; ++b) {
+    if (g.marker_next[cursor.marker][b] == g.marker_next[0][b]) continue;
+    const uint32_t node = index.root_child[b];
     if (node == UINT32_MAX) continue;
     for (uint32_t k = index.first[node]; k < index.first[index.end[node]]; ++k) {
       const uint32_t token = index.tokens[k];

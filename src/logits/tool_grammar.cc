@@ -411,6 +411,7 @@ std::shared_ptr<Grammar::RawClasses> RawClassesFor(const Grammar& g) {
   for (const Op& op : g.ops) {
     if (op.kind == OpKind::kValue && op.quoted == kNone) key += g.ops[op.next].text;
   }
+  key += g.marker_key;
   std::lock_guard<std::mutex> lock(mutex);
   if (tables.size() >= 256) tables.clear();  // a bound for hostile variety; tables are shared
   auto& table = tables[key];
@@ -473,6 +474,8 @@ void PrepareRawValues(Grammar& g) {
     for (const uint32_t token : index.containing[byte])
       unsafe[token] = 1;
   }
+  for (const uint32_t token : g.marker_tokens)  // a whole marker is stepped, whatever its bytes
+    unsafe[token] = 1;
   std::vector<std::string_view> stops;
   for (const Op& op : g.ops) {
     if (op.kind == OpKind::kValue && op.quoted == kNone) stops.push_back(g.ops[op.next].text);
@@ -592,6 +595,7 @@ void PrepareValueMarkers(Grammar& g, const parse::CallGrammar& family) {
     if (cache.size() >= 256) cache.clear();  // a bound for hostile variety
     cache.emplace(key, tables);
   }
+  g.marker_key = key;
   g.marker_next = tables->next;
   g.marker_hit = tables->hit;
   g.marker_tokens = tables->tokens;
@@ -627,8 +631,8 @@ Expected<std::unique_ptr<Grammar>> CompileInto(
     g->kmp = Failure(g->trigger);
     g->free_masks.resize(g->trigger.size());
   }
-  if (g->key_value && !g->python) PrepareRawValues(*g);
   if (g->key_value && !g->python && g->quote.empty()) PrepareValueMarkers(*g, family);
+  if (g->key_value && !g->python) PrepareRawValues(*g);
   return g;
 }
 

@@ -146,6 +146,7 @@ struct Cursor {
   uint32_t d = 0;
   uint32_t hole = kNone;
   uint64_t used = 0;
+  uint32_t marker = 0;  // kRaw: the state of Grammar::marker_next over the value's bytes
 };
 
 // Python-keyword arguments (f(a="x", n=True)) are key-value arguments whose values are JSON with
@@ -216,14 +217,16 @@ struct Grammar {
   // The special tokens that begin with a raw value's terminator (Gemma 4's quote `<|"|>` is
   // one token): a raw value may end with one, never hold one.
   std::vector<uint32_t> raw_special;
-  // Key-value formats: markers a JSON value must not hold, since the family's parser scans the
-  // text for them (`</parameter>`, `<parameter=`, `</tool_call>`: the texts after the
-  // arguments begin, without blanks, two bytes or longer). An automaton over them, its state in
-  // Cursor::c of a kJson phase: the next state per byte, whether a state ends a marker, and the
-  // tokens holding a whole marker.
+  // Key-value formats: markers a value must not hold, since the family's parser scans the text
+  // for them (`</parameter>`, `<parameter=`, `</tool_call>`: the texts after the arguments
+  // begin, without blanks, two bytes or longer). An automaton over them, its state in Cursor::c
+  // of a kJson phase and Cursor::marker of a kRaw one (where the value's own terminator ends
+  // it instead): the next state per byte, whether a state ends a marker, and the tokens holding
+  // a whole marker.
   std::vector<std::array<uint16_t, 256>> marker_next;
   std::vector<uint8_t> marker_hit;
   std::vector<uint32_t> marker_tokens;
+  std::string marker_key;  // the vocabulary and the markers, for the tables shared across grammars
   // The state after `bytes` from `state`; false when a marker ends on the way.
   bool MarkerStep(uint32_t& state, std::string_view bytes) const {
     for (const char ch : bytes) {

@@ -207,7 +207,7 @@ bool Walker::EnterValue(Cursor& cursor) {
   if (raw && g_.ops[cursor.op].quoted != kNone) return Enter(cursor, g_.ops[cursor.op].quoted);
   if (raw) {
     cursor.phase = param.has_enum ? Phase::kEnum : Phase::kRaw;
-    cursor.a = cursor.b = cursor.c = cursor.d = 0;
+    cursor.a = cursor.b = cursor.c = cursor.d = cursor.marker = 0;
     return true;
   }
   return OpenHole(cursor, cursor.param, cursor.type);
@@ -411,6 +411,13 @@ bool Walker::FeedRaw(Cursor& cursor, uint8_t byte, bool& literal) {
     if (cursor.a - matched < param.min_length || (flags & 2) != 0) return false;
   }
   if (matched == stop.size()) return Enter(cursor, after.next);
+  // Another marker the parser scans for must not end inside the value (the terminator's own
+  // marker ends the value instead).
+  if (!g_.marker_next.empty()) {
+    const uint32_t marker = g_.marker_next[cursor.marker][byte];
+    if (g_.marker_hit[marker] != 0 && core_matched != core.size()) return false;
+    cursor.marker = marker;
+  }
   cursor.b = matched;
   cursor.c = core_matched;
   cursor.d = utf8 | (flags << 24);

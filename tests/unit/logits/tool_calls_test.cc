@@ -846,10 +846,10 @@ TEST(ToolCallsTest, StringsBeyondLengthAndEnumAreJsonWhereTheFormatAllows) {
   }
 }
 
-// A JSON value in a key-value format never holds a marker the family's parser scans the text
-// for (qwen3_xml's `</parameter>`, glm47's `</arg_value>`): the parser would cut the call
-// there. A JSON-aware parser's family (hermes) keeps allowing them.
-TEST(ToolCallsTest, JsonValuesNeverHoldAMarkerTheParserScansFor) {
+// A value in a key-value format (JSON, or a raw string) never holds a marker the family's parser
+// scans the text for (qwen3_xml's `</parameter>`, `<parameter=`, glm47's `</arg_value>`): the
+// parser would cut the call there. A JSON-aware parser's family (hermes) keeps allowing them.
+TEST(ToolCallsTest, ValuesNeverHoldAMarkerTheParserScansFor) {
   auto vocabulary = Qwen3Vocabulary();
   if (vocabulary == nullptr) GTEST_SKIP() << constrain::test_data::kNoLlamaCpp;
   const constrain::Vocabulary& v = *vocabulary;
@@ -900,6 +900,40 @@ TEST(ToolCallsTest, JsonValuesNeverHoldAMarkerTheParserScansFor) {
     }
   }
   EXPECT_GE(families, 15u);
+  // Raw strings too, but for the value's own terminator, which ends it.
+  std::vector<parse::ToolSpec> raw;
+  raw.push_back(*parse::MakeToolSpec("f", "", R"({"type": "object", "properties": {
+      "s": {"type": "string", "maxLength": 40}}, "required": ["s"]})"));
+  for (const parse::ToolParserInfo& info : parse::ToolParsers()) {
+    const parse::CallGrammar* family = info.grammar;
+    if (family == nullptr || family->args != parse::CallGrammar::Args::kKeyValue ||
+        family->cdata_strings)
+      continue;
+    auto grammar = ToolCallGrammar::Compile(*family, raw, vocabulary, Options());
+    ASSERT_TRUE(grammar.ok()) << info.name << ": " << grammar.error().message();
+    std::string_view own;
+    for (size_t i = 0; i + 1 < family->argument.size(); ++i) {
+      if (family->argument[i].slot == parse::CallGrammar::Slot::kValue)
+        own = text::Trim(family->argument[i + 1].text);
+    }
+    std::vector<std::string_view> markers = {family->close, family->separator};
+    for (const auto& part : family->argument)
+      markers.push_back(part.text);
+    markers.push_back(family->call.back().text);
+    for (std::string_view marker : markers) {
+      const std::string_view core = text::Trim(marker);
+      if (core.size() < 2 || core == own) continue;
+      std::string value;
+      text::AppendJsonString(value, "zq" + std::string(core) + "zq");
+      const std::string text = parse::RenderToolCalls(
+          *family, {parse::ToolCall{"", "f", R"({"s": )" + value + "}", true}});
+      const size_t at = text.find("zq");
+      ASSERT_NE(at, std::string::npos) << info.name << "\n" << text;
+      EXPECT_FALSE(TakesBytes(*grammar, v, "", text.substr(0, at + 2 + core.size())))
+          << info.name << ": " << core;
+      EXPECT_TRUE(TakesBytes(*grammar, v, "", text.substr(0, at + 3))) << info.name << ": " << core;
+    }
+  }
   // hermes reads its arguments as JSON: a string may hold </tool_call>.
   auto hermes = ToolCallGrammar::Compile(*Family("hermes").grammar, tools, vocabulary, Options());
   ASSERT_TRUE(hermes.ok());
@@ -909,8 +943,14 @@ TEST(ToolCallsTest, JsonValuesNeverHoldAMarkerTheParserScansFor) {
   // The whole mask inside a string that ends with part of a marker.
   auto xml = ToolCallGrammar::Compile(*Family("qwen3_xml").grammar, tools, vocabulary, Options());
   ASSERT_TRUE(xml.ok());
-  for (const char* rest : {"{\"a\": \"x</", "{\"a\": \"</param", "{\"a\": \"<"})
+  for (const char* rest : {"{\"a\": \"x</", "{\"a\": \"</param"})
     ExpectMaskIsAccept(*xml, v, std::string("<tool_call>\n<function=f>\n<parameter=o>\n") + rest);
+  // And in a raw string, around a pending marker.
+  auto xml_raw = ToolCallGrammar::Compile(*Family("qwen3_xml").grammar, raw, vocabulary, Options());
+  ASSERT_TRUE(xml_raw.ok());
+  for (const char* rest : {"a<", "a</tool", "a<parameter"})
+    ExpectMaskIsAccept(*xml_raw, v,
+                       std::string("<tool_call>\n<function=f>\n<parameter=s>\n") + rest);
 }
 
 }  // namespace
