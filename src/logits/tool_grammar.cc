@@ -495,8 +495,9 @@ void PrepareRawValues(Grammar& g) {
 
 namespace {
 
-// The markers a JSON value of key-value `family` must not hold: the texts from the arguments
-// on, without blanks, two bytes or longer (`</parameter>`, `<parameter=`, `</function>`).
+// The markers a value of key-value `family` (or the arguments of a family whose parser ends
+// them at a marker) must not hold: the texts from the arguments on, without blanks, two bytes
+// or longer (`</parameter>`, `<parameter=`, `</function>`, cwm's `</tool>`).
 std::vector<std::string> ValueMarkers(const parse::CallGrammar& family) {
   std::vector<std::string> markers;
   auto add = [&markers](std::string_view text) {
@@ -631,7 +632,8 @@ Expected<std::unique_ptr<Grammar>> CompileInto(
     g->kmp = Failure(g->trigger);
     g->free_masks.resize(g->trigger.size());
   }
-  if (g->key_value && !g->python && g->quote.empty()) PrepareValueMarkers(*g, family);
+  if ((g->key_value && !g->python && g->quote.empty()) || family.arguments_end_at_marker)
+    PrepareValueMarkers(*g, family);
   if (g->key_value && !g->python) PrepareRawValues(*g);
   return g;
 }

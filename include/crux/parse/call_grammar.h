@@ -72,6 +72,10 @@ struct CallGrammar {
   std::string_view arguments_open = {};
   std::string_view arguments_close = {};
   std::string_view string_quote = {};
+  // kJsonObject: the parser takes the arguments as the text up to the markers after them (cwm's
+  // `</tool>`) rather than reading them as JSON, so a constrained decoder keeps those markers
+  // out of them.
+  bool arguments_end_at_marker = false;
 };
 
 // Writes `calls` (arguments: JSON objects) as one block in `grammar`. Arguments are walked as

@@ -166,6 +166,7 @@ const ToolParserInfo& CwmToolFormat() {
                {S::kText, " "},
                {S::kArguments},
                {S::kText, "\n</tool>"}},
+      .arguments_end_at_marker = true,
   };
   static const ToolParserInfo format{
       .name = "cwm",

@@ -934,6 +934,12 @@ TEST(ToolCallsTest, ValuesNeverHoldAMarkerTheParserScansFor) {
       EXPECT_TRUE(TakesBytes(*grammar, v, "", text.substr(0, at + 3))) << info.name << ": " << core;
     }
   }
+  // cwm takes its JSON arguments as the text up to </tool>: they never hold it.
+  auto cwm = ToolCallGrammar::Compile(*Family("cwm").grammar, tools, vocabulary, Options());
+  ASSERT_TRUE(cwm.ok());
+  const std::string cwm_call = "<tool: function>\nf {\"o\": {\"a\": \"</tool";
+  EXPECT_FALSE(TakesBytes(*cwm, v, "", cwm_call + ">"));
+  EXPECT_TRUE(TakesBytes(*cwm, v, "", cwm_call + "s>\"}}\n</tool>"));
   // hermes reads its arguments as JSON: a string may hold </tool_call>.
   auto hermes = ToolCallGrammar::Compile(*Family("hermes").grammar, tools, vocabulary, Options());
   ASSERT_TRUE(hermes.ok());
