@@ -211,9 +211,8 @@ bool TryRawToken(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& w
 const tools::Grammar::RawClass& RawClassOf(const tools::Grammar& g, ToolCallProcessor::State& s,
                                            Walker& walker, const Cursor& cursor) {
   tools::Grammar::RawClasses& classes = *g.raw_classes;
-  const uint64_t key =
-      (uint64_t{cursor.marker} << 44) | (uint64_t{cursor.b} << 24) | (uint64_t{cursor.c} << 4) |
-      (cursor.d >> 24 & 3);
+  const uint64_t key = (uint64_t{cursor.marker} << 44) | (uint64_t{cursor.b} << 24) |
+                       (uint64_t{cursor.c} << 4) | (cursor.d >> 24 & 3);
   {
     std::lock_guard<std::mutex> lock(classes.mutex);
     auto found = classes.by_state.find(key);
