@@ -76,8 +76,8 @@ Expected<ArgumentLayout> Layout(const parse::CallGrammar& grammar) {
     for (const Part& part : *parts) {
       layout.value_type = layout.value_type || part.slot == Slot::kValueType;
       layout.is_string = layout.is_string || part.slot == Slot::kIsString;
-      if (part.slot == Slot::kText || part.slot == Slot::kKey || part.slot == Slot::kValueType ||
-          part.slot == Slot::kIsString)
+      if (part.slot == Slot::kText || part.slot == Slot::kKey || part.slot == Slot::kKeyAgain ||
+          part.slot == Slot::kValueType || part.slot == Slot::kIsString)
         continue;
       return Error(ErrorCode::kUnsupported,
                    "tool calls: a slot in the argument format that a "
@@ -310,9 +310,10 @@ std::string BlockWriter::Argument(const ToolSchema& tool, const constrain::Prope
     auto add = [&](const std::vector<Part>& parts) {
       for (const Part& part : parts) {
         const bool word = part.slot == Slot::kValueType || part.slot == Slot::kIsString;
-        items.push_back(GbnfWriter::Literal(part.slot == Slot::kKey ? std::string_view(param.name)
-                                            : word                  ? choice.word
-                                                                    : part.text));
+        const bool key = part.slot == Slot::kKey || part.slot == Slot::kKeyAgain;
+        items.push_back(GbnfWriter::Literal(key    ? std::string_view(param.name)
+                                            : word ? choice.word
+                                                   : part.text));
       }
     };
     add(layout_.before);

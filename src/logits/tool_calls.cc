@@ -107,7 +107,7 @@ void Walk(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walker, 
     s.stack[depth] = cursor;
     s.literal[depth] = literal ? 1 : 0;
     s.marks[depth] = s.journal.size();
-    const bool special_fits = tools::SpecialFits(literal, cursor);
+    const bool special_fits = tools::SpecialFits(g, literal, cursor);
     for (uint32_t k = index.first[i]; k < index.first[i + 1]; ++k) {
       const uint32_t token = index.tokens[k];
       if (!special_fits && vocabulary.is_special(token)) continue;
@@ -125,7 +125,7 @@ bool TryToken(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walk
   Cursor cursor = from;
   bool literal = true;
   const bool ok = walker.FeedBytes(cursor, g.vocabulary->bytes(token), literal) &&
-                  (!g.vocabulary->is_special(token) || tools::SpecialFits(literal, cursor));
+                  (!g.vocabulary->is_special(token) || tools::SpecialFits(g, literal, cursor));
   walker.Undo(mark);
   return ok;
 }
@@ -235,17 +235,46 @@ const tools::Grammar::RawClass& RawClassOf(const tools::Grammar& g, ToolCallProc
   return *slot;
 }
 
+// Decides the tokens that begin with `byte` again, each walked exactly from `cursor`.
+void RewalkByte(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walker,
+                const Cursor& cursor, std::span<uint32_t> mask, uint8_t byte) {
+  const tools::TokenIndex& index = *g.index;
+  const uint32_t node = index.root_child[byte];
+  if (node == UINT32_MAX) return;
+  for (uint32_t k = index.first[node]; k < index.first[index.end[node]]; ++k) {
+    const uint32_t token = index.tokens[k];
+    mask[token >> 5] &= ~(uint32_t{1} << (token & 31));
+  }
+  Walk(g, s, walker, cursor, mask, node, index.end[node]);
+}
+
+// The special tokens that may end a raw value (Grammar::raw_special), each tried.
+void RawSpecialTokens(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walker,
+                      const Cursor& cursor, std::span<uint32_t> mask) {
+  for (const uint32_t token : g.raw_special) {
+    if (!TestBit(mask, token) && TryToken(g, s, walker, cursor, token)) SetBit(mask, token);
+  }
+}
+
 void RawMask(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walker,
              std::span<uint32_t> mask) {
   const tools::TokenIndex& index = *g.index;
   const Cursor cursor = s.cursor;
   const tools::Param& param = g.tools[cursor.tool].params[cursor.param];
-  const std::string_view stop = g.ops[g.ops[cursor.op].next].text;
+  const tools::Op& after = g.ops[g.ops[cursor.op].next];
+  const std::string_view stop = after.text;
   const bool begun = (cursor.d >> 24 & 1) != 0;
   // A token that gives up a pending match makes its bytes the value's: refused where the
-  // value would then start with a blank, or in CDATA formats.
+  // value would then start with a blank, in CDATA formats, and where the match holds the
+  // terminator's marker or another (the value is over: only the terminator goes on).
   const bool pending = cursor.b > 0;
   const bool blank_start = text::IsSpace(stop[0]);
+  const bool over = cursor.c == text::Trim(stop).size() || cursor.b >= after.sealed;
+  if (over) {
+    std::fill(mask.begin(), mask.end(), 0);
+    RewalkByte(g, s, walker, cursor, mask, static_cast<uint8_t>(stop[cursor.b]));
+    return RawSpecialTokens(g, s, walker, cursor, mask);
+  }
   if (pending && (g.cdata || (!begun && blank_start))) {
     std::fill(mask.begin(), mask.end(), 0);
   } else {
@@ -272,29 +301,15 @@ void RawMask(const tools::Grammar& g, ToolCallProcessor::State& s, Walker& walke
     const uint32_t matched = which == 0 ? cursor.b : cursor.c;
     if (matched == 0) continue;
     const auto next = static_cast<uint8_t>(which == 0 ? stop[matched] : stop[core_at + matched]);
-    const uint32_t node = index.root_child[next];
-    if (node == UINT32_MAX) continue;
-    for (uint32_t k = index.first[node]; k < index.first[index.end[node]]; ++k) {
-      const uint32_t token = index.tokens[k];
-      mask[token >> 5] &= ~(uint32_t{1} << (token & 31));
-    }
-    Walk(g, s, walker, cursor, mask, node, index.end[node]);
+    RewalkByte(g, s, walker, cursor, mask, next);
   }
   // Tokens that go on with a pending match of another marker the value must not hold (from
   // the root, a token can end one only by holding it whole: those are stepped above).
   for (int b = 0; b < 256 && cursor.marker != 0; ++b) {
-    if (g.marker_next[cursor.marker][b] == g.marker_next[0][b]) continue;
-    const uint32_t node = index.root_child[b];
-    if (node == UINT32_MAX) continue;
-    for (uint32_t k = index.first[node]; k < index.first[index.end[node]]; ++k) {
-      const uint32_t token = index.tokens[k];
-      mask[token >> 5] &= ~(uint32_t{1} << (token & 31));
-    }
-    Walk(g, s, walker, cursor, mask, node, index.end[node]);
+    if (g.marker_next[cursor.marker][b] != g.marker_next[0][b])
+      RewalkByte(g, s, walker, cursor, mask, static_cast<uint8_t>(b));
   }
-  for (const uint32_t token : g.raw_special) {
-    if (!TestBit(mask, token) && TryToken(g, s, walker, cursor, token)) SetBit(mask, token);
-  }
+  RawSpecialTokens(g, s, walker, cursor, mask);
 }
 
 // True when a JSON value that began with byte `first_plus_one` - 1 (0: not begun) can end
@@ -507,7 +522,7 @@ bool ToolCallProcessor::Accept(uint32_t token) {
     Cursor cursor = s.cursor;
     bool literal = true;
     if (bytes.empty() || !walker.FeedBytes(cursor, bytes, literal) ||
-        (special && !tools::SpecialFits(literal, cursor))) {
+        (special && !tools::SpecialFits(g, literal, cursor))) {
       walker.Undo(snapshot.journal);
       return false;
     }

@@ -77,6 +77,8 @@ OpKind KindOf(Slot slot) {
       return OpKind::kArgs;
     case Slot::kKey:
       return OpKind::kKey;
+    case Slot::kKeyAgain:
+      return OpKind::kKeyAgain;
     case Slot::kValue:
       return OpKind::kValue;
     case Slot::kValueType:
@@ -178,6 +180,7 @@ constrain::NodeId RawStringNode(const constrain::SchemaIr& ir, constrain::NodeId
 void DescribeParam(const parse::ToolSpec& spec, const constrain::SchemaNode& node,
                    const constrain::SchemaNode& strings, bool exact, bool value_type,
                    bool is_string, bool python, std::string_view quote, Param& param) {
+  // `param.json_types` is set by the caller.
   param.types = node.types;
   // Quoted formats write a string raw only where that enforces all its schema asks, and as a
   // JSON string otherwise; formats that write every string raw hold it to what a raw value can.
@@ -201,6 +204,7 @@ void DescribeParam(const parse::ToolSpec& spec, const constrain::SchemaNode& nod
   }
   uint8_t types = node.types == 0 ? static_cast<uint8_t>(constrain::kTypeAny) : node.types;
   if (node.has_enum || node.const_value) types &= EnumTypes(node);
+  if (param.json_types != 0 && !param.raw) types &= param.json_types;
   for (const auto& [word, bits] :
        TypeWords(types, {.value_type = value_type, .is_string = is_string}))
     AddWord(param, std::string(word), bits);
@@ -230,8 +234,98 @@ bool IsBareKey(std::string_view name, std::string_view quote) {
   return name.find_first_of(":{}[],\"") == std::string_view::npos;
 }
 
+// The types of JSON value that a family reading untyped values as scalars
+// (CallGrammar::untyped_scalars) reads back as written, for a parameter the parser sees as
+// `param`: its one declared type, or numbers and booleans where it has none; null too where
+// the parameter allows null. A string-typed parameter is written raw instead.
+uint8_t ScalarReadTypes(const parse::ToolParam& param) {
+  using parse::ParamType;
+  uint8_t types = 0;
+  switch (param.type) {
+    case ParamType::kAny:
+      types = constrain::kTypeNumber | constrain::kTypeInteger | constrain::kTypeBoolean;
+      break;
+    case ParamType::kString:
+      types = constrain::kTypeString;
+      break;
+    case ParamType::kInteger:
+      types = constrain::kTypeInteger;
+      break;
+    case ParamType::kNumber:
+      types = constrain::kTypeNumber | constrain::kTypeInteger;
+      break;
+    case ParamType::kBoolean:
+      types = constrain::kTypeBoolean;
+      break;
+    case ParamType::kObject:
+      types = constrain::kTypeObject;
+      break;
+    case ParamType::kArray:
+      types = constrain::kTypeArray;
+      break;
+    case ParamType::kNull:
+      break;
+  }
+  if (param.nullable || param.type == ParamType::kNull) types |= constrain::kTypeNull;
+  return types;
+}
+
+// The types the values of node `id` can have, as far as its own keywords, its reference and its
+// combinations say; never narrower than the truth (deep nesting reads as any type), with
+// integers counted among numbers.
+uint8_t ValueTypes(const constrain::SchemaIr& ir, constrain::NodeId id, int depth = 0) {
+  if (id == constrain::kNoNode || depth > 16) return constrain::kTypeAny;
+  const constrain::SchemaNode& node = ir.node(id);
+  if (node.always_false) return 0;
+  uint8_t types = node.types == 0 ? static_cast<uint8_t>(constrain::kTypeAny) : node.types;
+  if (node.has_enum || node.const_value) types &= EnumTypes(node);
+  if (node.ref != constrain::kNoNode) types &= ValueTypes(ir, node.ref, depth + 1);
+  for (const constrain::NodeId branch : node.all_of)
+    types &= ValueTypes(ir, branch, depth + 1);
+  for (const auto* branches : {&node.any_of, &node.one_of}) {
+    if (branches->empty()) continue;
+    uint8_t any = 0;
+    for (const constrain::NodeId branch : *branches)
+      any |= ValueTypes(ir, branch, depth + 1);
+    types &= any;
+  }
+  if ((types & constrain::kTypeNumber) != 0) types |= constrain::kTypeInteger;
+  return types;
+}
+
 // The longest name a family's parser reads (parse/tools' kMaxNameLength).
 constexpr size_t kMaxName = 256;
+
+// How the arguments write parameter `name`: bare, or (in a quoted format, where it cannot be
+// bare) as a JSON string; an error where the format cannot write it.
+Expected<std::string> ParamKey(const Grammar& g, const parse::ToolSpec& spec,
+                               const std::string& name) {
+  if (g.python && !IsIdentifier(name)) {
+    return Error(ErrorCode::kUnsupported, "tool '" + spec.name + "': parameter '" + name +
+                                              "' is not a Python identifier, which a Python "
+                                              "keyword argument needs");
+  }
+  if (g.quote.empty()) return name;
+  std::string key = name;
+  if (!IsBareKey(name, g.quote)) {
+    key.clear();
+    text::AppendJsonString(key, name);
+  }
+  if (key.size() > kMaxName) {
+    return Error(ErrorCode::kUnsupported, "tool '" + spec.name + "': parameter name longer than " +
+                                              std::to_string(kMaxName) +
+                                              " bytes, which this call format cannot read");
+  }
+  return key;
+}
+
+Error Unwritable(const parse::ToolSpec& spec, const Param& param) {
+  return Error(ErrorCode::kUnsupported,
+               "tool '" + spec.name + "': parameter '" + param.name +
+                   "' is required, but no value its schema allows reads back as written in this "
+                   "call format (its parser reads the value of a parameter without one declared "
+                   "type as a number or true or false, and anything else as a string)");
+}
 
 Expected<bool> MakeParams(const parse::CallGrammar& family, const parse::ToolSpec& spec,
                           const Grammar& g, Tool& tool) {
@@ -251,33 +345,30 @@ Expected<bool> MakeParams(const parse::CallGrammar& family, const parse::ToolSpe
     Param param;
     param.name = property.name;
     param.node = property.schema;
-    if (python && !IsIdentifier(param.name)) {
-      return Error(ErrorCode::kUnsupported, "tool '" + spec.name + "': parameter '" + param.name +
-                                                "' is not a Python identifier, which a Python "
-                                                "keyword argument needs");
-    }
-    param.key = param.name;
-    if (!g.quote.empty()) {
-      if (!IsBareKey(param.name, g.quote)) {
-        param.key.clear();
-        text::AppendJsonString(param.key, param.name);
-      }
-      if (param.key.size() > kMaxName) {
-        return Error(ErrorCode::kUnsupported,
-                     "tool '" + spec.name + "': parameter name longer than " +
-                         std::to_string(kMaxName) + " bytes, which this call format cannot read");
-      }
-    }
+    auto key = ParamKey(g, spec, param.name);
+    if (!key) return key.error();
+    param.key = *std::move(key);
     const constrain::NodeId strings = RawStringNode(*tool.ir, property.schema);
     const constrain::SchemaNode& string_node =
         tool.ir->node(strings == constrain::kNoNode ? property.schema : strings);
-    DescribeParam(spec, tool.ir->node(property.schema), string_node,
+    const constrain::SchemaNode& node = tool.ir->node(property.schema);
+    const parse::ToolParam* read = spec.Param(param.name);
+    if (family.untyped_scalars && read != nullptr) param.json_types = ScalarReadTypes(*read);
+    DescribeParam(spec, node, string_node,
                   strings != constrain::kNoNode && RawEnforces(string_node), value_type, is_string,
                   python, g.quote, param);
+    const bool required =
+        std::find(root.required.begin(), root.required.end(), param.name) != root.required.end();
+    if (!param.raw && param.json_types != 0 &&
+        (param.json_types & ValueTypes(*tool.ir, property.schema)) == 0) {
+      // No value of this parameter reads back as written: never offered.
+      if (!required) continue;
+      return Unwritable(spec, param);
+    }
     const auto index = static_cast<uint32_t>(tool.params.size());
     tool.key_trie.Add(param.key, index);
     tool.all |= uint64_t{1} << index;
-    if (std::find(root.required.begin(), root.required.end(), param.name) != root.required.end()) {
+    if (required) {
       param.required = true;
       tool.required |= uint64_t{1} << index;
     }
@@ -455,6 +546,16 @@ std::shared_ptr<const constrain::CompiledGrammar> Grammar::JsonGrammar(uint32_t 
 // always safe inside a value and the candidates that must be stepped.
 void PrepareRawValues(Grammar& g) {
   g.raw_classes = RawClassesFor(g);
+  // Where a terminator holds a marker the value must not hold, the value is over once a
+  // pending match of the terminator has reached that marker.
+  for (const Op& op : g.ops) {
+    if (op.kind != OpKind::kValue || op.quoted != kNone || g.marker_next.empty()) continue;
+    Op& after = g.ops[op.next];
+    uint32_t state = 0;
+    for (uint32_t n = 0; n < after.text.size() && after.sealed == kNone; ++n) {
+      if (!g.MarkerStep(state, std::string_view(after.text).substr(n, 1))) after.sealed = n + 1;
+    }
+  }
   // Raw values end at the text after the value: tokens holding neither its first byte nor
   // the first byte of its marker (the text without blanks) are safe.
   uint8_t stop_first = 0;
@@ -476,15 +577,17 @@ void PrepareRawValues(Grammar& g) {
   }
   for (const uint32_t token : g.marker_tokens)  // a whole marker is stepped, whatever its bytes
     unsafe[token] = 1;
-  std::vector<std::string_view> stops;
+  std::vector<const Op*> stops;
   for (const Op& op : g.ops) {
-    if (op.kind == OpKind::kValue && op.quoted == kNone) stops.push_back(g.ops[op.next].text);
+    if (op.kind == OpKind::kValue && op.quoted == kNone) stops.push_back(&g.ops[op.next]);
   }
   for (uint32_t token = 0; token < g.vocabulary->size(); ++token) {
     if (unsafe[token] && !g.vocabulary->is_special(token)) g.raw_candidates.push_back(token);
+    const std::string_view bytes = g.vocabulary->bytes(token);
     if (g.vocabulary->is_special(token) && !TestBit(index.eog_mask, token) &&
-        std::any_of(stops.begin(), stops.end(), [&](std::string_view stop) {
-          return g.vocabulary->bytes(token).starts_with(stop);
+        std::any_of(stops.begin(), stops.end(), [&](const Op* stop) {
+          return bytes.starts_with(stop->text) || (!bytes.empty() && bytes.size() >= stop->sealed &&
+                                                   std::string_view(stop->text).starts_with(bytes));
         }))
       g.raw_special.push_back(token);
     if (unsafe[token] || !index.utf8_ok[token] || g.vocabulary->is_special(token)) continue;
@@ -516,6 +619,7 @@ std::vector<std::string> ValueMarkers(const parse::CallGrammar& family) {
   add(family.argument_separator);
   add(family.separator);
   add(family.close);
+  add(family.value_stop);
   return markers;
 }
 
@@ -644,7 +748,7 @@ Expected<std::unique_ptr<Grammar>> CompileGrammar(
     const parse::CallGrammar& family, std::vector<parse::ToolSpec> tools,
     std::shared_ptr<const constrain::Vocabulary> vocabulary, ToolCallOptions options) {
   using Args = parse::CallGrammar::Args;
-  if (family.args == Args::kCustom && (family.argument.empty() || family.string_quote.empty())) {
+  if (family.args == Args::kCustom && family.argument.empty()) {
     return Error(ErrorCode::kUnsupported,
                  "tool calls: constrained decoding does not follow this format's custom argument "
                  "syntax yet");

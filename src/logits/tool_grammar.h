@@ -40,6 +40,7 @@ enum class OpKind : uint8_t {
   kEnd,         // only end-of-generation
   kMembers,     // branch: another argument, or the end of the arguments
   kKey,         // a parameter name not yet written
+  kKeyAgain,    // the parameter name just written, again
   kValueType,   // the value's JSON type name
   kIsString,    // "true" / "false"
   kValue,       // the value
@@ -52,6 +53,10 @@ struct Op {
   // A kValue op of a format with quoted strings (Grammar::quote): the op a string value takes
   // instead (the quote, the raw value, the quote, then this op's next).
   uint32_t quoted = kNone;
+  // The text after a raw value (its terminator): the length of its shortest prefix that holds
+  // a marker the value must not hold (MiniMax-M3's namespace token opens the terminator); once
+  // a pending match reaches it, the value is over and only the rest of the terminator follows.
+  uint32_t sealed = kNone;
 };
 
 // A byte trie over a few names (tool names, parameter names, enum strings, type words).
@@ -72,6 +77,9 @@ struct Param {
   constrain::NodeId node = constrain::kNoNode;
   bool raw = false;  // a string-typed parameter: written raw
   uint8_t types = constrain::kTypeAny;
+  // The types a JSON value of it may take (TypeBits; 0: any its schema allows), where the
+  // family's parser reads only some as JSON (CallGrammar::untyped_scalars).
+  uint8_t json_types = 0;
   bool required = false;
   // Raw strings.
   uint64_t min_length = 0;
@@ -215,7 +223,8 @@ struct Grammar {
   // or (CDATA formats) '<' or '&': they must be stepped.
   std::vector<uint32_t> raw_candidates;
   // The special tokens that begin with a raw value's terminator (Gemma 4's quote `<|"|>` is
-  // one token): a raw value may end with one, never hold one.
+  // one token), or begin it and reach the point where it cannot be given up (Op::sealed): a raw
+  // value may end with one, never hold one.
   std::vector<uint32_t> raw_special;
   // Key-value formats: markers a value must not hold, since the family's parser scans the text
   // for them (`</parameter>`, `<parameter=`, `</tool_call>`: the texts after the arguments
@@ -322,11 +331,13 @@ class Walker {
 };
 
 // Whether a special token whose bytes took `cursor` to where it is, `literal` kept, may be
-// sampled: its bytes went to forced or free text, or completed a raw value's terminator (a
-// token that stops inside a raw value, after its first byte, would put a special token in the
-// value).
-inline bool SpecialFits(bool literal, const Cursor& cursor) {
-  return literal && (cursor.phase != Phase::kRaw || cursor.a == 0);
+// sampled: its bytes went to forced or free text, or completed a raw value's terminator, or
+// took its pending match past the point where it can no longer be given up (Op::sealed). A
+// token that stops inside a raw value otherwise, after its first byte, could put a special
+// token in the value.
+inline bool SpecialFits(const Grammar& g, bool literal, const Cursor& cursor) {
+  return literal && (cursor.phase != Phase::kRaw || cursor.a == 0 ||
+                     cursor.b >= g.ops[g.ops[cursor.op].next].sealed);
 }
 
 Expected<std::unique_ptr<Grammar>> CompileGrammar(

@@ -91,6 +91,7 @@ std::string_view Walker::DynamicText(const Cursor& cursor, char* buffer) const {
     const Tool& tool = g_.tools[cursor.tool];
     return op.kind == OpKind::kName ? tool.name : tool.name_json;
   }
+  if (op.kind == OpKind::kKeyAgain) return g_.tools[cursor.tool].params[cursor.param].key;
   if (op.kind == OpKind::kIndex || op.kind == OpKind::kIndex1) {
     unsigned value = cursor.calls + (op.kind == OpKind::kIndex1 ? 1u : 0u);
     char digits[12];
@@ -126,6 +127,7 @@ bool Walker::Enter(Cursor& cursor, uint32_t op_index) {
         return true;
       case OpKind::kIndex:
       case OpKind::kIndex1:
+      case OpKind::kKeyAgain:
         cursor.phase = Phase::kText;
         return true;
       case OpKind::kId:
@@ -210,7 +212,9 @@ bool Walker::EnterValue(Cursor& cursor) {
     cursor.a = cursor.b = cursor.c = cursor.d = cursor.marker = 0;
     return true;
   }
-  return OpenHole(cursor, cursor.param, cursor.type);
+  uint8_t types = cursor.type;
+  if (param.json_types != 0) types = types == 0 ? param.json_types : types & param.json_types;
+  return OpenHole(cursor, cursor.param, types);
 }
 
 bool Walker::OpenHole(Cursor& cursor, uint32_t param, uint8_t types) {
@@ -377,6 +381,8 @@ bool Walker::FeedRaw(Cursor& cursor, uint8_t byte, bool& literal) {
   const uint32_t matched = Advance(stop, cursor.b, byte);
   const uint32_t core_matched = Advance(core, cursor.c, byte);
   if (matched != cursor.b + 1) literal = false;  // the value's byte, not the terminator's
+  // A pending match that holds a marker (Op::sealed) cannot be given up.
+  if (cursor.b >= after.sealed && matched != cursor.b + 1) return false;
   if (g_.cdata && ((byte == '<' && matched == 0) || (cursor.b > 0 && matched != cursor.b + 1)))
     return false;
   const auto core_at = static_cast<uint32_t>(core.data() - stop.data());
@@ -399,7 +405,8 @@ bool Walker::FeedRaw(Cursor& cursor, uint8_t byte, bool& literal) {
     const bool can_finish = cursor.a - matched >= param.min_length && (flags & 2) == 0;
     const bool can_break = !g_.cdata &&
                            !((flags & 1) == 0 && Blank(static_cast<uint8_t>(stop[0]))) &&
-                           core_matched < core.size() && uint64_t{cursor.a} + 1 <= param.max_length;
+                           core_matched < core.size() && matched < after.sealed &&
+                           uint64_t{cursor.a} + 1 <= param.max_length;
     if (!can_finish && !can_break) return false;
   }
   // A value at its maximum length must be able to end: not on a blank.
@@ -415,7 +422,8 @@ bool Walker::FeedRaw(Cursor& cursor, uint8_t byte, bool& literal) {
   // marker ends the value instead).
   if (!g_.marker_next.empty()) {
     const uint32_t marker = g_.marker_next[cursor.marker][byte];
-    if (g_.marker_hit[marker] != 0 && core_matched != core.size()) return false;
+    if (g_.marker_hit[marker] != 0 && core_matched != core.size() && matched < after.sealed)
+      return false;
     cursor.marker = marker;
   }
   cursor.b = matched;

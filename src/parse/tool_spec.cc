@@ -16,6 +16,8 @@ constexpr int kMaxAlternativeDepth = 32;
 ToolParam ReadParam(const std::string& name, const Json& schema, int depth = 0) {
   ToolParam param{name, ParamType::kAny, false};
   if (!schema.is_object() || depth > kMaxAlternativeDepth) return param;
+  if (auto n = schema.find("nullable"); n != schema.end() && n->is_boolean() && n->get<bool>())
+    param.nullable = true;  // OpenAPI's spelling
   auto type = schema.find("type");
   if (type != schema.end()) {
     if (type->is_string()) {

@@ -27,15 +27,18 @@ std::shared_ptr<const Vocabulary> FuzzVocabulary() {
       tokens.push_back(std::string(1, static_cast<char>(c)));
     std::vector<TokenKind> kinds(tokens.size(), TokenKind::kNormal);
     for (const char* piece :
-         {"<tool_call>", "}\n", "\n</",     "\": ", "{\"",    "parameter", "\">",   "}}",   "name",
-          "\n<",         "></", "\xc3\xa9", " \n",  "\"}",    "\\/",       "\\ud8", "\"\\", "True",
-          "None",        "=\"", "\")",      "[f(",  "<|\"|>", "<escape>",  "call:", "|>,"}) {
+         {"<tool_call>", "}\n",    "\n</",     "\": ",  "{\"",      "parameter",     "\">",
+          "}}",          "name",   "\n<",      "></",   "\xc3\xa9", " \n",           "\"}",
+          "\\/",         "\\ud8",  "\"\\",     "True",  "None",     "=\"",           "\")",
+          "[f(",         "<|\"|>", "<escape>", "call:", "|>,",      "]<]minimax[>[", "[>[</"}) {
       tokens.push_back(piece);
       kinds.push_back(TokenKind::kNormal);
     }
     tokens.push_back("<tool_call>");
     kinds.push_back(TokenKind::kUserDefined);
     tokens.push_back("<|\"|>");  // Gemma 4's quote, one special token as in its vocabulary
+    kinds.push_back(TokenKind::kUserDefined);
+    tokens.push_back("]<]minimax[>[");  // MiniMax-M3's namespace, as one special token
     kinds.push_back(TokenKind::kUserDefined);
     tokens.push_back("<eos>");
     kinds.push_back(TokenKind::kControl);
@@ -50,7 +53,7 @@ const std::vector<const crux::parse::ToolParserInfo*>& Families() {
     std::vector<const crux::parse::ToolParserInfo*> out;
     // JSON and key-value families first, then Python keywords, then custom syntaxes with a
     // declared key-value form. The seeds in corpus/ are named for the family their first byte
-    // picks in this order (52 families: byte % 52).
+    // picks in this order (53 families: byte % 53).
     using Args = crux::parse::CallGrammar::Args;
     for (const Args kind : {Args::kJsonObject, Args::kPythonKeywords, Args::kCustom}) {
       for (const crux::parse::ToolParserInfo& info : crux::parse::ToolParsers()) {

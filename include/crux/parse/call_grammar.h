@@ -32,6 +32,7 @@ struct CallGrammar {
     kIndex1,      // the call's position in the block, from 1
     kArguments,   // the arguments, in `args` encoding
     kKey,         // kKeyValue: the parameter name
+    kKeyAgain,    // kKeyValue: the parameter name again (a closing tag that repeats it)
     kValue,       // kKeyValue: the value (strings verbatim, others in `values` style)
     kValueType,   // kKeyValue: the value's JSON type: string, number, boolean, null, object, array
     kIsString,    // kKeyValue: "true" when the value is a string, else "false"
@@ -68,10 +69,18 @@ struct CallGrammar {
   // kCustom: a key-value form of the arguments that the family's parser reads, which a
   // constrained decoder writes (none where `argument` is empty): the `argument` parts joined by
   // `argument_separator` between `arguments_open` and `arguments_close`; string values between
-  // two `string_quote`s (never holding it), other values JSON.
+  // two `string_quote`s (never holding it) or, without a quote, raw up to the text after the
+  // value; other values JSON.
   std::string_view arguments_open = {};
   std::string_view arguments_close = {};
   std::string_view string_quote = {};
+  // Key-value forms: a text the parser cuts a value at wherever it appears (MiniMax-M3's
+  // namespace token, which opens every tag), so a constrained value never holds it.
+  std::string_view value_stop = {};
+  // Key-value forms: the parser reads the value of a parameter without one declared type as a
+  // number, true or false (null where the parameter allows null) and anything else as a string,
+  // so a constrained value of such a parameter is one of those scalars (MiniMax-M3).
+  bool untyped_scalars = false;
   // kJsonObject: the parser takes the arguments as the text up to the markers after them (cwm's
   // `</tool>`) rather than reading them as JSON, so a constrained decoder keeps those markers
   // out of them.

@@ -61,6 +61,7 @@ void AppendKeyValues(std::string& out, const CallGrammar& grammar, std::string_v
     for (const CallGrammar::Part& part : grammar.argument) {
       switch (part.slot) {
         case Slot::kKey:
+        case Slot::kKeyAgain:
           out += member.key;
           break;
         case Slot::kValue:

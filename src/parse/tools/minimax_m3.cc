@@ -81,8 +81,8 @@ class SchemaTree {
     return t.is_string() ? ParamTypeFromName(t.get<std::string>()) : ParamType::kAny;
   }
 
-  // The one non-null alternative of anyOf/oneOf (`nullable` set when there was a null one),
-  // else the schema itself.
+  // The one non-null alternative of anyOf/oneOf, else the schema itself; `nullable` set when
+  // there was a null alternative.
   static const Json& Effective(const Json& schema, bool& nullable) {
     for (const char* key : {"anyOf", "oneOf"}) {
       auto it = schema.find(key);
@@ -98,10 +98,8 @@ class SchemaTree {
         only = &alt;
         ++count;
       }
-      if (count == 1 && only->is_object()) {
-        nullable = nullable || null;
-        return *only;
-      }
+      nullable = nullable || null;
+      if (count == 1 && only->is_object()) return *only;
     }
     return schema;
   }
@@ -110,6 +108,8 @@ class SchemaTree {
     if (!raw.is_object() || depth > static_cast<int>(kMaxSchemaDepth)) return -1;
     Node node;
     const Json& schema = Effective(raw, node.nullable);
+    if (auto n = raw.find("nullable"); n != raw.end() && n->is_boolean() && n->get<bool>())
+      node.nullable = true;  // OpenAPI's spelling
     if (auto t = schema.find("type"); t != schema.end()) {
       if (t->is_array()) {
         int count = 0;
@@ -700,7 +700,19 @@ const ToolParserInfo& MinimaxM3ToolFormat() {
                {S::kArguments},
                {S::kText, "]<]minimax[>[</invoke>\n"}},
       .args = CallGrammar::Args::kCustom,
+      // The form a constrained decoder writes: each parameter one element, a string raw up to
+      // the next tag, any other value as JSON text, which the parser reads by the parameter's
+      // schema ({"k": [1]} as NS<k>[1]NS</k>).
+      .argument = {{S::kText, "]<]minimax[>[<"},
+                   {S::kKey},
+                   {S::kText, ">"},
+                   {S::kValue},
+                   {S::kText, "]<]minimax[>[</"},
+                   {S::kKeyAgain},
+                   {S::kText, ">"}},
       .write_arguments = tags::AppendXml,
+      .value_stop = "]<]minimax[>[",
+      .untyped_scalars = true,
   };
   static const ToolParserInfo format{
       .name = "minimax_m3",

@@ -577,6 +577,9 @@ TEST(ToolCallsTest, RawValuesSpanLinesButNeverHoldTheirMarker) {
   EXPECT_TRUE(refused(open + "ab", "</parameter>"));     // the marker inside the value
   EXPECT_TRUE(refused(open, " "));                       // a leading blank
   EXPECT_TRUE(refused(open + "ab ", "\n</parameter>"));  // a trailing blank
+  // Once the terminator's marker is written, only the rest of the terminator follows.
+  EXPECT_TRUE(refused(open + "ab\n</parameter>", "t"));
+  ExpectMaskIsAccept(*grammar, *vocabulary, open + "ab\n</parameter>");
 }
 
 TEST(ToolCallsTest, ErrorsNameWhatIsWrong) {
@@ -597,9 +600,16 @@ TEST(ToolCallsTest, ErrorsNameWhatIsWrong) {
   ASSERT_FALSE(invalid.ok());
   EXPECT_NE(invalid.error().message().find("tool 'search'"), std::string::npos)
       << invalid.error().message();
-  auto custom = ToolCallGrammar::Compile(*Family("minimax_m3").grammar, tools, vocabulary);
-  ASSERT_FALSE(custom.ok());
-  EXPECT_EQ(custom.error().code(), ErrorCode::kUnsupported);
+  // A required parameter whose every value the family reads back differently.
+  std::vector<parse::ToolSpec> untyped = tools;
+  untyped[2] = *parse::MakeToolSpec("get", "", R"({"type": "object", "properties": {
+      "x": {"anyOf": [{"type": "string"}, {"type": "object"}]}}, "required": ["x"]})");
+  auto scalars = ToolCallGrammar::Compile(*Family("minimax_m3").grammar, untyped, vocabulary);
+  ASSERT_FALSE(scalars.ok());
+  EXPECT_EQ(scalars.error().code(), ErrorCode::kUnsupported);
+  EXPECT_NE(scalars.error().message().find("tool 'get': parameter 'x' is required"),
+            std::string::npos)
+      << scalars.error().message();
   std::vector<parse::ToolSpec> dashed = tools;
   dashed[2].parameters_json = R"({"type": "object", "properties": {"max-results": {}}})";
   auto keyword = ToolCallGrammar::Compile(*Family("pythonic").grammar, dashed, vocabulary);
@@ -957,6 +967,137 @@ TEST(ToolCallsTest, ValuesNeverHoldAMarkerTheParserScansFor) {
   for (const char* rest : {"a<", "a</tool", "a<parameter"})
     ExpectMaskIsAccept(*xml_raw, v,
                        std::string("<tool_call>\n<function=f>\n<parameter=s>\n") + rest);
+}
+
+// MiniMax-M3's constrained form: each parameter one element NS<k>…NS</k> (NS = ]<]minimax[>[),
+// strings raw, other values JSON text. No value holds NS, which the parser cuts every value at;
+// a parameter without one declared type takes a number or a boolean, which the parser reads back
+// as written.
+TEST(ToolCallsTest, MinimaxM3WritesOneElementPerParameter) {
+  auto vocabulary = Qwen3Vocabulary();
+  if (vocabulary == nullptr) GTEST_SKIP() << constrain::test_data::kNoLlamaCpp;
+  const constrain::Vocabulary& v = *vocabulary;
+  std::vector<parse::ToolSpec> tools;
+  tools.push_back(*parse::MakeToolSpec("find", "", R"({"type": "object", "properties": {
+      "q": {"type": "string", "maxLength": 12}, "n": {"type": "integer", "nullable": true},
+      "any": {}, "pick": {"anyOf": [{"type": "integer"}, {"type": "boolean"}, {"type": "null"}]},
+      "obj": {"anyOf": [{"type": "object"}, {"type": "string"}]},
+      "opts": {"type": "object", "properties": {"deep": {"type": "array",
+          "items": {"type": "string", "maxLength": 3}, "maxItems": 2}},
+          "additionalProperties": false}},
+      "required": ["q"], "additionalProperties": false})"));
+  const parse::ToolParserInfo& info = Family("minimax_m3");
+  auto grammar = ToolCallGrammar::Compile(*info.grammar, tools, vocabulary, Options());
+  ASSERT_TRUE(grammar.ok()) << grammar.error().message();
+  const std::string ns = "]<]minimax[>[";
+  const std::string call = ns + "<tool_call>\n" + ns + "<invoke name=\"find\">";
+  auto element = [&ns](const std::string& key, const std::string& value) {
+    return ns + "<" + key + ">" + value + ns + "</" + key + ">";
+  };
+  EXPECT_TRUE(TakesBytes(*grammar, v, call,
+                         element("q", "a <b> c") + element("n", "null") +
+                             element("opts", R"({"deep": ["x"]})") + ns + "</invoke>\n" + ns +
+                             "</tool_call>"));
+  EXPECT_TRUE(TakesBytes(*grammar, v, call, element("q", "]<]minimax") + element("any", "-2.5")));
+  EXPECT_TRUE(TakesBytes(*grammar, v, call, element("q", "x") + element("pick", "true")));
+  EXPECT_FALSE(TakesBytes(*grammar, v, call, ns + "<q>a" + ns + "x"));     // NS inside a value
+  EXPECT_FALSE(TakesBytes(*grammar, v, call, ns + "<q>a" + ns + "</n>"));  // the key again
+  EXPECT_FALSE(TakesBytes(*grammar, v, call, element("q", "x") + ns + "<any>\"s"));  // untyped
+  EXPECT_FALSE(TakesBytes(*grammar, v, call, element("q", "x") + ns + "<obj>"));  // never written
+  EXPECT_FALSE(
+      TakesBytes(*grammar, v, call,
+                 element("q", "x") + ns + R"(<opts>{"deep": [")" + ns));  // nor in a JSON string
+  for (const std::string& rest :
+       {ns + "<q>ab", ns + "<q>ab]<]mini", ns + "<q>ab" + ns, ns + "<q>a" + ns + "</q",
+        element("q", "x") + ns + "<n>", element("q", "x") + ns + "<any>1",
+        element("q", "x") + ns + R"(<opts>{"deep": [")"})
+    ExpectMaskIsAccept(*grammar, v, call + rest);
+  // Sampled calls parse back and validate; every run writes q.
+  std::mt19937_64 random(23);
+  size_t with_q = 0;
+  for (int run = 0; run < 200; ++run) {
+    ToolCallProcessor processor(*grammar);
+    const Sampled sampled = Generate(processor, TextOf, v, random);
+    const std::string context = "minimax_m3 run " + std::to_string(run);
+    ASSERT_TRUE(sampled.ended) << context;
+    const std::vector<parse::ToolCall> calls = CheckCalls(info, tools, sampled.text, 1, context);
+    if (HasFailure()) return PrintTokens(sampled.tokens);
+    with_q += calls[0].arguments.find("\"q\": ") != std::string::npos ? 1 : 0;
+    EXPECT_EQ(calls[0].arguments.find("\"obj\""), std::string::npos) << sampled.text;
+  }
+  EXPECT_EQ(with_q, 200u);
+  const std::vector<parse::ToolCall> found = CheckCalls(
+      info, tools,
+      call + element("q", "a<b>") + element("n", "null") + element("any", "7") +
+          element("opts", R"({"deep": ["x", "y"]})") + ns + "</invoke>\n" + ns + "</tool_call>",
+      1, "");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].arguments,
+            R"({"q": "a<b>", "n": null, "any": 7, "opts": {"deep": ["x", "y"]}})");
+}
+
+// Where a special token spells the start of a raw value's terminator up to a marker the value
+// must not hold (MiniMax-M3's namespace token, if a vocabulary has it as one token), the token
+// may end the value: its bytes are the terminator's, and only the rest of the terminator may
+// follow. Here Qwen3's </tool_call> token plays that part.
+TEST(ToolCallsTest, ASpecialTokenMayOpenARawValuesTerminator) {
+  auto vocabulary = Qwen3Vocabulary();
+  if (vocabulary == nullptr) GTEST_SKIP() << constrain::test_data::kNoLlamaCpp;
+  const constrain::Vocabulary& v = *vocabulary;
+  using S = parse::CallGrammar::Slot;
+  const parse::CallGrammar family{
+      .open = "<calls>",
+      .close = "</calls>",
+      .call = {{S::kText, "<call "},
+               {S::kName},
+               {S::kText, ">"},
+               {S::kArguments},
+               {S::kText, "</call>"}},
+      .args = parse::CallGrammar::Args::kKeyValue,
+      .argument = {{S::kText, "<"},
+                   {S::kKey},
+                   {S::kText, ">"},
+                   {S::kValue},
+                   {S::kText, "</tool_call></"},
+                   {S::kKeyAgain},
+                   {S::kText, ">"}},
+      .value_stop = "</tool_call>",
+  };
+  std::vector<parse::ToolSpec> tools;
+  tools.push_back(*parse::MakeToolSpec("f", "", R"({"type": "object", "properties": {
+      "s": {"type": "string", "maxLength": 8}}, "required": ["s"]})"));
+  auto grammar = ToolCallGrammar::Compile(family, tools, vocabulary, Options());
+  ASSERT_TRUE(grammar.ok()) << grammar.error().message();
+  const std::string call = "<calls><call f><s>";
+  std::vector<uint32_t> mask(v.mask_words());
+  for (const auto& [rest, allowed] : std::vector<std::pair<std::string, bool>>{
+           {"", true},           // an empty value
+           {"ab", true},         // ends the value
+           {"ab ", false},       // not after a blank
+           {"ab</tool", false},  // not inside a pending match
+           {"12345678", true},   // at maxLength
+       }) {
+    ToolCallProcessor processor(*grammar);
+    for (const uint32_t token : ByteTokens(v, call + rest))
+      ASSERT_TRUE(processor.Accept(token)) << rest;
+    processor.FillMask(mask);
+    EXPECT_EQ(TestBit(mask, test::kToolCallEnd), allowed) << rest;
+    EXPECT_EQ(processor.Clone()->Accept(test::kToolCallEnd), allowed) << rest;
+    if (!allowed) continue;
+    ASSERT_TRUE(processor.Accept(test::kToolCallEnd));
+    // Only the rest of the terminator follows, then the call's end.
+    processor.FillMask(mask);
+    const std::string_view forced = "</s></call>";
+    for (uint32_t token = 0; token < v.size(); ++token) {
+      if (!TestBit(mask, token)) continue;
+      const std::string_view bytes = v.bytes(token);
+      const size_t n = std::min(bytes.size(), forced.size());
+      EXPECT_EQ(bytes.substr(0, n), forced.substr(0, n)) << rest << " " << token;
+    }
+    EXPECT_TRUE(processor.Accept(ByteTokens(v, "<")[0]));
+  }
+  ExpectMaskIsAccept(*grammar, v, call + "ab</tool_call>");
+  ExpectMaskIsAccept(*grammar, v, call + "ab</tool_call></");
 }
 
 }  // namespace
