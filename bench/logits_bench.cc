@@ -2,9 +2,9 @@
 // plain text (bias + penalties + a retired thinking processor), reasoning under a budget, and
 // a JSON-schema answer after reasoning; each step is the mask (FillMask), its application to a
 // logits vector, and Accept; a constrained tool call (hermes JSON, qwen3_xml key-value, pythonic
-// Python keyword and gemma4 literal arguments, tool_choice required). Also the cost of a rollback,
-// and the compile time of a tool-call grammar for 10, 100 and 1,000 BFCL-like tools. Prints
-// p50/p99/max.
+// Python keyword, gemma4 literal and minimax_m3 namespaced arguments, tool_choice required). Also
+// the cost of a rollback, and the compile time of a tool-call grammar for 10, 100 and 1,000
+// BFCL-like tools. Prints p50/p99/max.
 //
 //   crux_logits_bench            (llama.cpp's models/ tree from the fetch script's cache)
 #include <algorithm>
@@ -247,11 +247,12 @@ int main() {
   std::vector<crux::parse::ToolSpec> tools;
   for (size_t i = 0; i < 8; ++i)
     tools.push_back(BfclTool(i));
-  Phase hermes, qwen3_xml, pythonic, gemma4;
+  Phase hermes, qwen3_xml, pythonic, gemma4, minimax_m3;
   for (const auto& [family, phase] : {std::pair<const char*, Phase*>{"hermes", &hermes},
                                       std::pair<const char*, Phase*>{"qwen3_xml", &qwen3_xml},
                                       std::pair<const char*, Phase*>{"pythonic", &pythonic},
-                                      std::pair<const char*, Phase*>{"gemma4", &gemma4}}) {
+                                      std::pair<const char*, Phase*>{"gemma4", &gemma4},
+                                      std::pair<const char*, Phase*>{"minimax_m3", &minimax_m3}}) {
     auto grammar = crux::logits::ToolCallGrammar::Compile(FamilyGrammar(family), tools, vocabulary);
     if (!grammar) {
       std::fprintf(stderr, "%s\n", grammar.error().message().c_str());
@@ -274,6 +275,7 @@ int main() {
   qwen3_xml.Print("tool call (qwen3_xml)");
   pythonic.Print("tool call (pythonic)");
   gemma4.Print("tool call (gemma4)");
+  minimax_m3.Print("tool call (minimax_m3)");
   rollback.Print("rollback 1-4 tokens");
   for (const size_t count : {10, 100, 1000})
     CompileFigures(vocabulary, count);
