@@ -21,6 +21,12 @@ struct ToolCallGrammar::Impl {
 ToolCallGrammar::ToolCallGrammar(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ToolCallGrammar::~ToolCallGrammar() = default;
 
+bool ToolCallGrammar::exact() const {
+  const std::vector<tools::Tool>& declared = impl_->grammar->tools;
+  return std::all_of(declared.begin(), declared.end(),
+                     [](const tools::Tool& tool) { return tool.exact; });
+}
+
 Expected<std::shared_ptr<const ToolCallGrammar>> ToolCallGrammar::Compile(
     const parse::CallGrammar& family, std::vector<parse::ToolSpec> tools,
     std::shared_ptr<const constrain::Vocabulary> vocabulary, ToolCallOptions options) {

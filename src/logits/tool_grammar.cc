@@ -354,9 +354,10 @@ Expected<bool> MakeParams(const parse::CallGrammar& family, const parse::ToolSpe
     const constrain::SchemaNode& node = tool.ir->node(property.schema);
     const parse::ToolParam* read = spec.Param(param.name);
     if (family.untyped_scalars && read != nullptr) param.json_types = ScalarReadTypes(*read);
-    DescribeParam(spec, node, string_node,
-                  strings != constrain::kNoNode && RawEnforces(string_node), value_type, is_string,
-                  python, g.quote, param);
+    const bool raw_exact = strings != constrain::kNoNode && RawEnforces(string_node);
+    DescribeParam(spec, node, string_node, raw_exact, value_type, is_string, python, g.quote,
+                  param);
+    if (param.raw && !raw_exact) tool.exact = false;
     const bool required =
         std::find(root.required.begin(), root.required.end(), param.name) != root.required.end();
     if (!param.raw && param.json_types != 0 &&
@@ -412,6 +413,7 @@ Expected<bool> MakeTools(Grammar& g, const parse::CallGrammar& family,
                    "tool '" + spec.name + "' parameters: " + ir.error().message());
     }
     tool.ir = std::make_shared<const constrain::SchemaIr>(*std::move(ir));
+    tool.exact = tool.ir->not_enforced.empty();
     if ((g.python || !g.quote.empty()) && (!IsName(tool.name) || tool.name.size() > kMaxName)) {
       return Error(ErrorCode::kUnsupported,
                    "tool '" + spec.name +

@@ -118,6 +118,8 @@ struct Tool {
   SmallTrie key_trie;
   uint64_t required = 0;
   uint64_t all = 0;
+  // Every value the mask allows validates (ToolCallGrammar::exact).
+  bool exact = true;
 };
 
 enum class Phase : uint8_t {

@@ -154,7 +154,8 @@ Status RequestPipeline::StartRound() {
   inputs.default_thinking_budget = config_.default_thinking_budget;
   auto processors = BuildProcessors(request, inputs, *engine_);
   if (!processors.ok()) return processors.error();
-  generate_.processors = *std::move(processors);
+  generate_.processors = std::move(processors->chain);
+  grammar_exact_ = processors->exact;
   if (Status passed = PassRequirements(inputs); !passed.ok()) return passed;
   chain.tools.tools = request.tools;
   chain.tools.id_seed = config_.id_seed == 0 ? 0 : config_.id_seed + static_cast<uint64_t>(rounds_);
@@ -176,7 +177,7 @@ Status RequestPipeline::PassRequirements(const ProcessorInputs& inputs) {
   const bool constrains = Constrains(request_);
   const engine::Engine::RequirementSupport support = engine_->Requirements();
   if (!support.wants_requirements) {
-    constraint_ = !constrains ? "" : generate_.processors != nullptr ? "enforced" : "validated";
+    constraint_ = !constrains ? "" : grammar_exact_ ? "enforced" : "validated";
     return Status();
   }
   auto requirements = BuildRequirements(request_, inputs);

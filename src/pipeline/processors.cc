@@ -24,8 +24,10 @@ std::vector<uint32_t> MarkerTokens(const engine::Engine& engine, const std::stri
   return ids;
 }
 
+// `exact` is set when the grammar built enforces all the tools' schemas.
 Expected<Processor> ToolGrammar(const protocol::ChatRequest& request, const std::string& family,
-                                std::shared_ptr<const constrain::Vocabulary> vocabulary) {
+                                std::shared_ptr<const constrain::Vocabulary> vocabulary,
+                                bool& exact) {
   const parse::ToolParserInfo* info = parse::FindParserInfo(parse::ToolParsers(), family);
   if (info == nullptr || info->grammar == nullptr) return Processor();  // auto: unconstrained
   logits::ToolCallOptions options;
@@ -49,11 +51,14 @@ Expected<Processor> ToolGrammar(const protocol::ChatRequest& request, const std:
     if (grammar.error().code() == ErrorCode::kUnsupported) return Processor();
     return Error(ErrorCode::kInvalidArgument, "tools: " + std::string(grammar.error().message()));
   }
+  exact = (*grammar)->exact();
   return Processor(std::make_unique<logits::ToolCallProcessor>(*std::move(grammar)));
 }
 
+// `exact` as for ToolGrammar: set when the grammar enforces all of the response format or the
+// tools' schemas.
 Expected<Processor> Grammar(const protocol::ChatRequest& request, const ProcessorInputs& inputs,
-                            std::shared_ptr<const constrain::Vocabulary> vocabulary) {
+                            std::shared_ptr<const constrain::Vocabulary> vocabulary, bool& exact) {
   const protocol::ResponseFormat& format = request.response_format;
   if (format.kind == protocol::ResponseFormatKind::kJsonSchema ||
       format.kind == protocol::ResponseFormatKind::kJsonObject) {
@@ -66,11 +71,12 @@ Expected<Processor> Grammar(const protocol::ChatRequest& request, const Processo
       return Error(ErrorCode::kInvalidArgument,
                    "response_format: " + std::string(processor.error().message()));
     }
+    exact = (*processor)->grammar().not_enforced().empty();
     return Processor(*std::move(processor));
   }
   if (!inputs.tool_parser.empty() && !request.tools.empty() &&
       request.tool_choice.mode != protocol::ToolChoiceMode::kNone) {
-    return ToolGrammar(request, inputs.tool_parser, std::move(vocabulary));
+    return ToolGrammar(request, inputs.tool_parser, std::move(vocabulary), exact);
   }
   return Processor();
 }
@@ -113,11 +119,11 @@ std::optional<int> ThinkingBudget(const protocol::ChatRequest& request,
   return inputs.default_thinking_budget;
 }
 
-Expected<std::shared_ptr<logits::ProcessorChain>> BuildProcessors(
-    const protocol::ChatRequest& request, const ProcessorInputs& inputs,
-    const engine::Engine& engine) {
+Expected<RequestProcessors> BuildProcessors(const protocol::ChatRequest& request,
+                                            const ProcessorInputs& inputs,
+                                            const engine::Engine& engine) {
   std::shared_ptr<const constrain::Vocabulary> vocabulary = engine.Vocabulary(request.model);
-  if (vocabulary == nullptr) return std::shared_ptr<logits::ProcessorChain>();
+  if (vocabulary == nullptr) return RequestProcessors();
   auto chain = std::make_shared<logits::ProcessorChain>();
   if (!request.logit_bias.empty()) {
     std::unordered_map<uint32_t, float> bias;
@@ -139,7 +145,8 @@ Expected<std::shared_ptr<logits::ProcessorChain>> BuildProcessors(
     penalties.repetition = static_cast<float>(request.repetition_penalty.value_or(1));
     chain->Add(std::make_unique<logits::PenaltiesProcessor>(penalties));
   }
-  auto grammar = Grammar(request, inputs, vocabulary);
+  RequestProcessors built;
+  auto grammar = Grammar(request, inputs, vocabulary, built.exact);
   if (!grammar.ok()) return grammar.error();
   Processor last = *std::move(grammar);
   if (!inputs.reasoning_parser.empty()) {
@@ -148,8 +155,8 @@ Expected<std::shared_ptr<logits::ProcessorChain>> BuildProcessors(
     last = *std::move(thinking);
   }
   if (last != nullptr) chain->Add(std::move(last));
-  if (chain->empty()) return std::shared_ptr<logits::ProcessorChain>();
-  return chain;
+  if (!chain->empty()) built.chain = std::move(chain);
+  return built;
 }
 
 }  // namespace crux::pipeline

@@ -34,10 +34,18 @@ inline constexpr uint32_t kMaxWhitespace = 20;
 std::optional<int> ThinkingBudget(const protocol::ChatRequest& request,
                                   const ProcessorInputs& inputs);
 
-// Null when nothing applies. Errors: kInvalidArgument naming the field (a schema that does
-// not compile, a tool whose parameters do not compile).
-Expected<std::shared_ptr<logits::ProcessorChain>> BuildProcessors(
-    const protocol::ChatRequest& request, const ProcessorInputs& inputs,
-    const engine::Engine& engine);
+struct RequestProcessors {
+  std::shared_ptr<logits::ProcessorChain> chain;  // null when nothing applies
+  // The chain's grammar holds the output to all that the request constrains (its response
+  // format, or its tool calls): false where there is no grammar (a family the mask cannot
+  // follow) or it admits more (a pattern on a raw string value), so crux validates the output.
+  bool exact = false;
+};
+
+// Errors: kInvalidArgument naming the field (a schema that does not compile, a tool whose
+// parameters do not compile).
+Expected<RequestProcessors> BuildProcessors(const protocol::ChatRequest& request,
+                                            const ProcessorInputs& inputs,
+                                            const engine::Engine& engine);
 
 }  // namespace crux::pipeline

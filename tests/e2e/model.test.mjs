@@ -144,10 +144,12 @@ describe('tiny Qwen3 model', { skip }, () => {
 
   test('tool_choice required with two tools: the calls parse and validate', async () => {
     for (const seed of [1, 2, 3]) {
-      const r = await openai.chat.completions.create({
+      const { data: r, response } = await openai.chat.completions.create({
         model: 'tiny-qwen3', max_tokens: 400, seed, tools, tool_choice: 'required',
         messages: [{ role: 'user', content: 'Weather in Paris and the time?' }],
-      });
+      }).withResponse();
+      // hermes arguments are JSON under the matcher, which enforces all these schemas ask.
+      assert.equal(response.headers.get('x-crux-constraint'), 'enforced');
       const choice = r.choices[0];
       assert.equal(choice.finish_reason, 'tool_calls', JSON.stringify(choice));
       assert.ok(choice.message.tool_calls.length >= 1);

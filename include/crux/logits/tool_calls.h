@@ -95,6 +95,11 @@ class ToolCallGrammar {
       const parse::CallGrammar& family, std::vector<parse::ToolSpec> tools,
       std::shared_ptr<const constrain::Vocabulary> vocabulary, ToolCallOptions options = {});
 
+  // True when every call the mask allows has arguments that validate against its tool's
+  // schema: false where a raw string value cannot enforce what its schema asks (a pattern, a
+  // format, a combination of schemas) or the schema compiler lists a keyword as not enforced.
+  bool exact() const;
+
   struct Impl;
   const Impl& impl() const { return *impl_; }
   explicit ToolCallGrammar(std::unique_ptr<Impl> impl);

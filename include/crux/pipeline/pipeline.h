@@ -107,9 +107,10 @@ class RequestPipeline {
   // check (text, or the answer is tool calls).
   const std::optional<std::string>& output_error() const { return output_error_; }
   // Who enforces the request's constraints (the x-crux-constraint header): "enforced" (the
-  // logits processors, token by token), "upstream" (the upstream engine's grammar),
-  // "validated" (nobody before crux checks the finished output: output_error() when it fails,
-  // tool calls included); "" when the request constrains nothing.
+  // logits processors, token by token, all of it), "upstream" (the upstream engine's grammar),
+  // "validated" (nobody before crux enforces all of it, so crux checks the finished output:
+  // output_error() when it fails, tool calls included); "" when the request constrains
+  // nothing.
   const std::string& constraint() const { return constraint_; }
   // The engine's failure (a final update with kError): the HTTP status that describes it (0:
   // an internal error) and its message; unset otherwise.
@@ -162,6 +163,7 @@ class RequestPipeline {
   std::shared_ptr<const constrain::SchemaIr> answer_schema_;  // json_schema; null otherwise
   std::optional<std::string> output_error_;
   std::string constraint_;
+  bool grammar_exact_ = false;  // the logits processors enforce all the request constrains
   std::optional<std::pair<int, std::string>> engine_error_;
   int completion_tokens_ = 0;
   int prompt_tokens_ = 0;

@@ -830,7 +830,9 @@ TEST(ToolCallsTest, StringsBeyondLengthAndEnumAreJsonWhereTheFormatAllows) {
     const parse::ToolParserInfo& info = Family(name);
     auto grammar = ToolCallGrammar::Compile(*info.grammar, tools, vocabulary, Options());
     ASSERT_TRUE(grammar.ok()) << name << ": " << grammar.error().message();
-    // qwen3_xml writes every string raw: a pattern or a format there is for the final check.
+    // qwen3_xml writes every string raw: a pattern or a format there is for the final check,
+    // which the grammar says by not being exact.
+    EXPECT_EQ((*grammar)->exact(), std::string_view(name) != "qwen3_xml") << name;
     if (std::string_view(name) != "qwen3_xml") {
       std::mt19937_64 random(13);
       for (int run = 0; run < 50; ++run) {
@@ -844,6 +846,7 @@ TEST(ToolCallsTest, StringsBeyondLengthAndEnumAreJsonWhereTheFormatAllows) {
     }
     auto raw = ToolCallGrammar::Compile(*info.grammar, optional, vocabulary, Options());
     ASSERT_TRUE(raw.ok()) << name << ": " << raw.error().message();
+    EXPECT_TRUE((*raw)->exact()) << name;
     std::mt19937_64 random(17);
     for (int run = 0; run < 50; ++run) {
       ToolCallProcessor processor(*raw);
@@ -989,6 +992,7 @@ TEST(ToolCallsTest, MinimaxM3WritesOneElementPerParameter) {
   const parse::ToolParserInfo& info = Family("minimax_m3");
   auto grammar = ToolCallGrammar::Compile(*info.grammar, tools, vocabulary, Options());
   ASSERT_TRUE(grammar.ok()) << grammar.error().message();
+  EXPECT_TRUE((*grammar)->exact());
   const std::string ns = "]<]minimax[>[";
   const std::string call = ns + "<tool_call>\n" + ns + "<invoke name=\"find\">";
   auto element = [&ns](const std::string& key, const std::string& value) {
