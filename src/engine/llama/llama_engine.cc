@@ -19,7 +19,7 @@
 #include "crux/logits/processor.h"
 #include "crux/text/stop_matcher.h"
 #include "llama.h"
-#include "prompt_cache.h"
+#include "crux/engine/prompt_tokenizer.h"
 
 namespace crux::engine {
 namespace {
@@ -105,7 +105,7 @@ class LlamaEngine final : public Engine {
         context_(context),
         vocab_(llama_model_get_vocab(model)),
         vocabulary_(std::move(vocabulary)),
-        tokenizer_(vocab_, static_cast<size_t>(2 * options_.parallel + 2)),
+        tokenizer_(model_, static_cast<size_t>(2 * options_.parallel + 2)),
         batch_(llama_batch_init(options_.batch_size, 0, 1)) {
     info_.id = options_.model_id;
     info_.created = std::chrono::duration_cast<std::chrono::seconds>(

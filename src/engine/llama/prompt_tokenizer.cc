@@ -1,7 +1,8 @@
-#include "prompt_cache.h"
+#include "crux/engine/prompt_tokenizer.h"
 
 #include <algorithm>
 
+#include "chunk_tokenizer.h"
 #include "llama.h"
 
 namespace crux::engine {
@@ -31,21 +32,38 @@ size_t CommonPrefix(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-PromptTokenizer::PromptTokenizer(const llama_vocab* vocab, size_t entries)
-    : vocab_(vocab), add_bos_(llama_vocab_get_add_bos(vocab)), capacity_(entries) {}
-
-std::vector<int32_t> PromptTokenizer::TokenizeText(std::string_view text, bool add_special,
-                                                   bool parse_special) const {
+std::vector<int32_t> LlamaTokenize(const llama_vocab* vocab, std::string_view text,
+                                   bool add_special, bool parse_special) {
   std::vector<int32_t> tokens(text.size() + 2);
   const auto length = static_cast<int32_t>(std::min<size_t>(text.size(), INT32_MAX));
-  int32_t n = llama_tokenize(vocab_, text.data(), length, tokens.data(),
+  int32_t n = llama_tokenize(vocab, text.data(), length, tokens.data(),
                              static_cast<int32_t>(tokens.size()), add_special, parse_special);
   if (n < 0) {
     tokens.resize(static_cast<size_t>(-n));
-    n = llama_tokenize(vocab_, text.data(), length, tokens.data(),
+    n = llama_tokenize(vocab, text.data(), length, tokens.data(),
                        static_cast<int32_t>(tokens.size()), add_special, parse_special);
   }
   tokens.resize(static_cast<size_t>(std::max(n, 0)));
+  return tokens;
+}
+
+PromptTokenizer::PromptTokenizer(const llama_model* model, size_t entries)
+    : vocab_(llama_model_get_vocab(model)),
+      chunks_(ChunkTokenizer::Create(model)),
+      add_bos_(llama_vocab_get_add_bos(vocab_)),
+      add_eos_(llama_vocab_get_add_eos(vocab_)),
+      capacity_(entries) {}
+
+PromptTokenizer::~PromptTokenizer() = default;
+
+std::vector<int32_t> PromptTokenizer::TokenizeText(std::string_view text, bool add_special,
+                                                   bool parse_special) const {
+  if (!chunks_ || !parse_special) return LlamaTokenize(vocab_, text, add_special, parse_special);
+  std::vector<int32_t> tokens;
+  tokens.reserve(text.size() / 3 + 2);
+  if (add_special && add_bos_) tokens.push_back(llama_vocab_bos(vocab_));
+  chunks_->Tokenize(text, tokens);
+  if (add_special && add_eos_) tokens.push_back(llama_vocab_eos(vocab_));
   return tokens;
 }
 

@@ -4,23 +4,38 @@
 // text at special tokens and tokenizes the pieces between them independently, so a new prompt
 // that shares a prefix with a cached one reuses every token up to the last special token
 // inside the shared prefix and tokenizes only the rest: exactly the tokens a full pass gives.
+//
+// Part of crux_engine_llama (built only with llama.cpp). Thread-safe.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <list>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+struct llama_model;
 struct llama_vocab;
 
 namespace crux::engine {
 
+class ChunkTokenizer;
+
+// llama.cpp's tokenizer itself (llama_tokenize), no cache.
+std::vector<int32_t> LlamaTokenize(const llama_vocab* vocab, std::string_view text,
+                                   bool add_special, bool parse_special);
+
 class PromptTokenizer {
  public:
-  PromptTokenizer(const llama_vocab* vocab, size_t entries);
+  // Keeps the last `entries` prompts. Text is tokenized by a ChunkTokenizer where the model's
+  // tokenizer is one it splits, else by llama.cpp.
+  PromptTokenizer(const llama_model* model, size_t entries);
+  ~PromptTokenizer();
+  PromptTokenizer(const PromptTokenizer&) = delete;
+  PromptTokenizer& operator=(const PromptTokenizer&) = delete;
 
   struct Result {
     std::vector<int32_t> tokens;
@@ -30,9 +45,12 @@ class PromptTokenizer {
   // asks for one).
   Result Tokenize(std::string_view text);
 
-  // Plain tokenization (no cache).
+  // Tokenization without the prompt cache (the same tokens as LlamaTokenize).
   std::vector<int32_t> TokenizeText(std::string_view text, bool add_special,
                                     bool parse_special) const;
+
+  // Whether text is split by a ChunkTokenizer.
+  bool chunked() const { return chunks_ != nullptr; }
 
  private:
   struct Cut {
@@ -48,7 +66,9 @@ class PromptTokenizer {
                 size_t token_from, std::vector<Cut>& cuts) const;
 
   const llama_vocab* vocab_;
+  std::unique_ptr<ChunkTokenizer> chunks_;  // null: llama.cpp tokenizes
   bool add_bos_;
+  bool add_eos_;
   size_t capacity_;
   std::mutex mutex_;
   std::list<Entry> entries_;  // most recent first

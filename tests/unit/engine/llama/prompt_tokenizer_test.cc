@@ -1,6 +1,6 @@
 // Prompt tokenization through the cache equals a full tokenization, for every prompt of a
 // growing conversation, on byte-level BPE (Qwen) and SentencePiece (Llama 2) vocabularies.
-#include "engine/llama/prompt_cache.h"
+#include "crux/engine/prompt_tokenizer.h"
 
 #include <gtest/gtest.h>
 
@@ -37,8 +37,9 @@ std::string RandomText(std::mt19937& rng) {
   return text;
 }
 
-void CheckConversation(const llama_vocab* vocab, uint32_t seed) {
-  PromptTokenizer cache(vocab, 4);
+void CheckConversation(const llama_model* model, uint32_t seed) {
+  const llama_vocab* vocab = llama_model_get_vocab(model);
+  PromptTokenizer cache(model, 4);
   std::mt19937 rng(seed);
   std::string conversation;
   size_t reused_total = 0;
@@ -46,7 +47,7 @@ void CheckConversation(const llama_vocab* vocab, uint32_t seed) {
     conversation += "<|im_start|>user\n" + RandomText(rng) + "<|im_end|>\n";
     const std::string prompt = conversation + "<|im_start|>assistant\n";
     const PromptTokenizer::Result got = cache.Tokenize(prompt);
-    EXPECT_EQ(got.tokens, cache.TokenizeText(prompt, true, true))
+    EXPECT_EQ(got.tokens, LlamaTokenize(vocab, prompt, true, true))
         << "seed " << seed << " turn " << turn;
     reused_total += got.reused;
     conversation += "<|im_start|>assistant\n" + RandomText(rng) + "<|im_end|>\n";
@@ -58,20 +59,20 @@ TEST(PromptTokenizer, EqualsAFullTokenizationOnQwen) {
   auto model = LoadVocabulary("ggml-vocab-qwen2.gguf");
   if (!model) GTEST_SKIP() << "llama.cpp's vocabularies are absent";
   for (uint32_t seed = 1; seed <= 30; ++seed)
-    CheckConversation(llama_model_get_vocab(model.get()), seed);
+    CheckConversation(model.get(), seed);
 }
 
 TEST(PromptTokenizer, EqualsAFullTokenizationOnSentencePiece) {
   auto model = LoadVocabulary("ggml-vocab-llama-spm.gguf");
   if (!model) GTEST_SKIP() << "llama.cpp's vocabularies are absent";
   for (uint32_t seed = 1; seed <= 30; ++seed)
-    CheckConversation(llama_model_get_vocab(model.get()), seed);
+    CheckConversation(model.get(), seed);
 }
 
 TEST(PromptTokenizer, ReusesEverythingUpToTheLastSharedSpecialToken) {
   auto model = LoadVocabulary("ggml-vocab-qwen2.gguf");
   if (!model) GTEST_SKIP() << "llama.cpp's vocabularies are absent";
-  PromptTokenizer cache(llama_model_get_vocab(model.get()), 2);
+  PromptTokenizer cache(model.get(), 2);
   const std::string first = "<|im_start|>user\nA long question<|im_end|>\n<|im_start|>assistant\n";
   const auto a = cache.Tokenize(first);
   EXPECT_EQ(a.reused, 0u);
@@ -79,7 +80,8 @@ TEST(PromptTokenizer, ReusesEverythingUpToTheLastSharedSpecialToken) {
   // Everything through the last <|im_start|> of the first prompt is reused.
   EXPECT_GE(b.reused, a.tokens.size() - 3);
   EXPECT_EQ(b.tokens,
-            cache.TokenizeText(first + "An answer<|im_end|>\n<|im_start|>user\nMore", true, true));
+            LlamaTokenize(llama_model_get_vocab(model.get()),
+                          first + "An answer<|im_end|>\n<|im_start|>user\nMore", true, true));
 }
 
 }  // namespace
