@@ -15,11 +15,11 @@
 
 #include "crux/base/utf8.h"
 #include "crux/constrain/vocab.h"
+#include "crux/engine/prompt_tokenizer.h"
 #include "crux/engine/sampler.h"
 #include "crux/logits/processor.h"
 #include "crux/text/stop_matcher.h"
 #include "llama.h"
-#include "crux/engine/prompt_tokenizer.h"
 
 namespace crux::engine {
 namespace {
