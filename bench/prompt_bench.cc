@@ -44,6 +44,14 @@ std::string Turn(int i) {
   return text + "<|im_end|>\n";
 }
 
+// 10 KB of turns: what a new request adds.
+std::string Tail() {
+  std::string tail;
+  for (int i = 0; i < 10 * 1024 / static_cast<int>(Turn(0).size()); ++i)
+    tail += Turn(i);
+  return tail;
+}
+
 // The previous request (all turns but the last 10 KB, then a question) and this one.
 struct Conversation {
   std::string previous, current;
@@ -107,9 +115,7 @@ BENCHMARK(BM_PromptThroughCache)->Arg(50)->Arg(500)->Unit(benchmark::kMillisecon
 // The new tail alone, straight through llama.cpp's tokenizer.
 void BM_PromptTail(benchmark::State& state) {
   if (!Model()) return state.SkipWithError("llama.cpp's vocabularies are absent");
-  std::string tail;
-  for (int i = 0; i < 10 * 1024 / static_cast<int>(Turn(0).size()); ++i)
-    tail += Turn(i);
+  const std::string tail = Tail();
   crux::engine::PromptTokenizer tokenizer(Model(), 4);
   for (auto _ : state)
     benchmark::DoNotOptimize(tokenizer.TokenizeText(tail, false, true));
@@ -119,9 +125,7 @@ BENCHMARK(BM_PromptTail)->Unit(benchmark::kMicrosecond);
 
 void BM_PromptTailLlamaCpp(benchmark::State& state) {
   if (!Model()) return state.SkipWithError("llama.cpp's vocabularies are absent");
-  std::string tail;
-  for (int i = 0; i < 10 * 1024 / static_cast<int>(Turn(0).size()); ++i)
-    tail += Turn(i);
+  const std::string tail = Tail();
   for (auto _ : state)
     benchmark::DoNotOptimize(
         crux::engine::LlamaTokenize(llama_model_get_vocab(Model()), tail, false, true));

@@ -298,19 +298,25 @@ size_t ChunkTokenizer::PieceLength(int32_t token) {
   return static_cast<size_t>(length);
 }
 
+void LlamaTokenizeInto(const llama_vocab* vocab, std::string_view text, bool add_special,
+                       bool parse_special, std::vector<int32_t>& out) {
+  const size_t first = out.size();
+  out.resize(first + text.size() + 2);
+  const auto length = static_cast<int32_t>(std::min<size_t>(text.size(), INT32_MAX));
+  const auto room = [&] { return static_cast<int32_t>(out.size() - first); };
+  int32_t n = llama_tokenize(vocab, text.data(), length, out.data() + first, room(), add_special,
+                             parse_special);
+  if (n < 0) {
+    out.resize(first + static_cast<size_t>(-n));
+    n = llama_tokenize(vocab, text.data(), length, out.data() + first, room(), add_special,
+                       parse_special);
+  }
+  out.resize(first + static_cast<size_t>(std::max(n, 0)));
+}
+
 void ChunkTokenizer::AppendLlama(std::string_view text, bool parse_special,
                                  std::vector<int32_t>& out) {
-  if (text.empty()) return;
-  scratch_.resize(text.size() + 2);
-  const auto length = static_cast<int32_t>(std::min<size_t>(text.size(), INT32_MAX));
-  int32_t n = llama_tokenize(vocab_, text.data(), length, scratch_.data(),
-                             static_cast<int32_t>(scratch_.size()), false, parse_special);
-  if (n < 0) {
-    scratch_.resize(static_cast<size_t>(-n));
-    n = llama_tokenize(vocab_, text.data(), length, scratch_.data(),
-                       static_cast<int32_t>(scratch_.size()), false, parse_special);
-  }
-  out.insert(out.end(), scratch_.begin(), scratch_.begin() + std::max(n, 0));
+  if (!text.empty()) LlamaTokenizeInto(vocab_, text, false, parse_special, out);
 }
 
 }  // namespace crux::engine

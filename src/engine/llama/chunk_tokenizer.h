@@ -33,6 +33,10 @@ struct llama_vocab;
 
 namespace crux::engine {
 
+// llama.cpp's tokenizer itself (llama_tokenize), appending to `out`.
+void LlamaTokenizeInto(const llama_vocab* vocab, std::string_view text, bool add_special,
+                       bool parse_special, std::vector<int32_t>& out);
+
 class ChunkTokenizer {
  public:
   // Null where the model's tokenizer is not one this splits (then use llama_tokenize).
@@ -86,7 +90,6 @@ class ChunkTokenizer {
   mutable std::mutex mutex_;
   std::unordered_map<std::string, Span, Hash, std::equal_to<>> chunks_;  // guarded by mutex_
   std::vector<int32_t> pool_;                                            // guarded by mutex_
-  std::vector<int32_t> scratch_;                                         // guarded by mutex_
   static constexpr Span kMissing{0, UINT32_MAX};
   std::vector<size_t> ends_;  // a line's chunk ends; guarded by mutex_
   std::vector<Span> spans_;   // their cached tokens or kMissing; guarded by mutex_

@@ -34,16 +34,8 @@ size_t CommonPrefix(std::string_view a, std::string_view b) {
 
 std::vector<int32_t> LlamaTokenize(const llama_vocab* vocab, std::string_view text,
                                    bool add_special, bool parse_special) {
-  std::vector<int32_t> tokens(text.size() + 2);
-  const auto length = static_cast<int32_t>(std::min<size_t>(text.size(), INT32_MAX));
-  int32_t n = llama_tokenize(vocab, text.data(), length, tokens.data(),
-                             static_cast<int32_t>(tokens.size()), add_special, parse_special);
-  if (n < 0) {
-    tokens.resize(static_cast<size_t>(-n));
-    n = llama_tokenize(vocab, text.data(), length, tokens.data(),
-                       static_cast<int32_t>(tokens.size()), add_special, parse_special);
-  }
-  tokens.resize(static_cast<size_t>(std::max(n, 0)));
+  std::vector<int32_t> tokens;
+  LlamaTokenizeInto(vocab, text, add_special, parse_special, tokens);
   return tokens;
 }
 
