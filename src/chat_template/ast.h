@@ -91,6 +91,8 @@ struct Stmt {
   bool uses_caller = false;
   bool uses_varargs = false;
   bool uses_kwargs = false;
+  // Loops: whether the body names `loop` (else the renderer does not build it).
+  bool uses_loop = false;
 };
 
 }  // namespace crux::chat_template

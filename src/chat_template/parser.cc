@@ -325,8 +325,11 @@ Stmt Parser::ParseFor(const Token& at) {
   if (IsName("recursive")) Fail(Peek(), "recursive loops are not supported");
   ExpectBlockEnd();
   ++loop_depth_;
+  const size_t body_start = pos_;
   s.body = ParseBody({"endfor", "else"});
   --loop_depth_;
+  for (size_t i = body_start; i < pos_ && !s.uses_loop; ++i)
+    s.uses_loop = tokens_[i].kind == TokenKind::kName && tokens_[i].text == "loop";
   if (Next().text == "else") {
     ExpectBlockEnd();
     s.else_body = ParseBody({"endfor"});

@@ -1,5 +1,6 @@
 #include "chat_template/renderer.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "chat_template/builtins.h"
@@ -38,6 +39,15 @@ struct FrameScope {
   FrameScope(const FrameScope&) = delete;
   FrameScope& operator=(const FrameScope&) = delete;
   FramePtr frame;
+};
+
+// Clears a reused frame's variables when an iteration ends (as FrameScope does).
+struct IterationScope {
+  explicit IterationScope(Frame& f) : frame(f) {}
+  ~IterationScope() { frame.vars.clear(); }
+  IterationScope(const IterationScope&) = delete;
+  IterationScope& operator=(const IterationScope&) = delete;
+  Frame& frame;
 };
 
 }  // namespace
@@ -116,9 +126,18 @@ Renderer::Flow Renderer::ExecOne(const Stmt& stmt, const FramePtr& frame) {
     case StmtKind::kData:
       EmitText(stmt.text);
       break;
-    case StmtKind::kOutput:
-      Emit(Eval(*stmt.expr, frame));
+    case StmtKind::kOutput: {
+      // `{{ a + b + c }}` over strings prints each part: no intermediate strings.
+      std::vector<Value> parts;
+      Value folded;
+      if (!EvalConcat(*stmt.expr, frame, parts, folded)) {
+        Emit(folded);
+        break;
+      }
+      for (const Value& part : parts)
+        Emit(part);
       break;
+    }
     case StmtKind::kIf:
       ExecIf(stmt, frame, flow);
       break;
@@ -213,11 +232,29 @@ Value LoopCycle(Renderer& renderer, const Value& self, CallArgs& args) {
   return args.positional[static_cast<size_t>(self.as_int()) % n];
 }
 
-// The `loop` variable of iteration `i` of `items`.
-Value LoopObject(const std::vector<Value>& items, size_t i) {
-  auto dict = std::make_shared<DictData>();
+// The `loop` variable of iteration `i` of `items`. `loop` holds the previous iteration's: where
+// nothing else still refers to it, its entries are updated in place.
+void SetLoopObject(Value& loop, const std::vector<Value>& items, size_t i) {
   const auto n = static_cast<int64_t>(items.size());
   const auto k = static_cast<int64_t>(i);
+  Value previous = i > 0 ? items[i - 1] : Value::Undefined("there is no previous item");
+  Value next = k + 1 < n ? items[i + 1] : Value::Undefined("there is no next item");
+  Value cycle =
+      Value::Callable(std::make_shared<BuiltinFunction>("loop.cycle", LoopCycle, Value(k)));
+  if (loop.kind() == Value::Kind::kDict && loop.unshared()) {
+    auto& e = loop.mutable_dict().entries;
+    e[0].second = k + 1;
+    e[1].second = k;
+    e[2].second = n - k;
+    e[3].second = n - k - 1;
+    e[4].second = k == 0;
+    e[5].second = k == n - 1;
+    e[9].second = std::move(previous);
+    e[10].second = std::move(next);
+    e[11].second = std::move(cycle);
+    return;
+  }
+  auto dict = std::make_shared<DictData>();
   auto& e = dict->entries;
   e.reserve(12);
   e.emplace_back("index", k + 1);
@@ -229,11 +266,10 @@ Value LoopObject(const std::vector<Value>& items, size_t i) {
   e.emplace_back("length", n);
   e.emplace_back("depth", 1);
   e.emplace_back("depth0", 0);
-  e.emplace_back("previtem", i > 0 ? items[i - 1] : Value::Undefined("there is no previous item"));
-  e.emplace_back("nextitem", k + 1 < n ? items[i + 1] : Value::Undefined("there is no next item"));
-  e.emplace_back("cycle", Value::Callable(std::make_shared<BuiltinFunction>("loop.cycle", LoopCycle,
-                                                                            Value(k))));
-  return Value::Dict(std::move(dict));
+  e.emplace_back("previtem", std::move(previous));
+  e.emplace_back("nextitem", std::move(next));
+  e.emplace_back("cycle", std::move(cycle));
+  loop = Value::Dict(std::move(dict));
 }
 
 }  // namespace
@@ -243,19 +279,30 @@ Value LoopObject(const std::vector<Value>& items, size_t i) {
 void Renderer::ExecFor(const Stmt& stmt, const FramePtr& frame) {
   const std::vector<Value> items = LoopItems(stmt, frame);
   bool completed = false;
+  // One frame and one `loop` for every iteration, each made anew only where something (a
+  // macro defined in the body, a value stored away) still holds the previous one.
+  FramePtr scope;
+  Value loop;
   for (size_t i = 0; i < items.size(); ++i) {
     Step();
-    FrameScope scope(frame);
+    if (!scope || scope.use_count() != 1) {
+      scope = std::make_shared<Frame>();
+      scope->parent = frame;
+    }
+    IterationScope cleared(*scope);
     At(stmt);
-    Assign(*stmt.target, items[i], scope.frame);
-    scope.frame->Set("loop", LoopObject(items, i));
-    const Flow flow = Exec(stmt.body, scope.frame);
+    Assign(*stmt.target, items[i], scope);
+    if (stmt.uses_loop) {
+      SetLoopObject(loop, items, i);
+      scope->Set("loop", loop);
+    }
+    const Flow flow = Exec(stmt.body, scope);
     if (flow == Flow::kNormal) completed = true;
     if (flow == Flow::kBreak) break;
   }
   if (!completed && !stmt.else_body.empty()) {
-    FrameScope scope(frame);
-    Exec(stmt.else_body, scope.frame);
+    FrameScope else_scope(frame);
+    Exec(stmt.else_body, else_scope.frame);
   }
 }
 
@@ -307,7 +354,13 @@ void Renderer::ExecSet(const Stmt& stmt, const FramePtr& frame) {
   At(stmt);
   Step();
   if (stmt.kind == StmtKind::kSet) {
-    Assign(*stmt.target, Eval(*stmt.expr, frame), frame);
+    std::vector<Value> parts;
+    Value folded;
+    if (!EvalConcat(*stmt.expr, frame, parts, folded)) {
+      Assign(*stmt.target, std::move(folded), frame);
+      return;
+    }
+    SetConcat(stmt, parts, frame);
     return;
   }
   std::string text = Capture(stmt.body, frame);
@@ -318,6 +371,127 @@ void Renderer::ExecSet(const Stmt& stmt, const FramePtr& frame) {
   std::swap(text, block_value_);
   Value filtered = Eval(*stmt.expr, frame);
   Assign(*stmt.target, std::move(filtered), frame);
+}
+
+namespace {
+
+// The operands of a chain of one operator, `a ~ b ~ c` (Jinja2's `((a ~ b) ~ c)`), left to
+// right, with the operator node above each (null for the first).
+void ChainOperands(const Expr& expr, std::vector<const Expr*>& operands,
+                   std::vector<const Expr*>& ops) {
+  const Expr* e = &expr;
+  while (e->kind == ExprKind::kBinary && e->name == expr.name) {
+    operands.push_back(e->children[1].get());
+    ops.push_back(e);
+    e = e->children[0].get();
+  }
+  operands.push_back(e);
+  ops.push_back(nullptr);
+  std::reverse(operands.begin(), operands.end());
+  std::reverse(ops.begin(), ops.end());
+}
+
+bool PlainString(const Value& v) {
+  return v.is_string() && !v.is_markup();
+}
+
+// The text of a concatenation whose parts EvalConcat returned.
+std::string Joined(const std::vector<Value>& parts, size_t from) {
+  size_t size = 0;
+  for (size_t i = from; i < parts.size(); ++i)
+    size += parts[i].is_string() ? parts[i].as_string().size() : 0;
+  std::string out;
+  out.reserve(size);
+  for (size_t i = from; i < parts.size(); ++i)
+    parts[i].AppendStr(out);
+  return out;
+}
+
+}  // namespace
+
+// Evaluates `expr`. Where it is a chain of `~`, or of `+` over plain strings, returns true with
+// the operands' values in `parts`, in order, for the caller to join or print without building
+// each intermediate string; else returns false with the value in `folded`. Operands are
+// evaluated in Jinja2's order and the first `+` that is not a string concatenation is applied
+// right after its right operand, as Eval would, so errors and results are the same.
+bool Renderer::EvalConcat(const Expr& expr, const FramePtr& frame, std::vector<Value>& parts,
+                          Value& folded) {
+  if (expr.kind != ExprKind::kBinary || (expr.name != "~" && expr.name != "+")) {
+    folded = Eval(expr, frame);
+    return false;
+  }
+  DepthGuard guard(*this);
+  std::vector<const Expr*> operands;
+  std::vector<const Expr*> ops;
+  ChainOperands(expr, operands, ops);
+  const bool concat = expr.name == "~";
+  size_t i = 0;
+  for (; i < operands.size(); ++i) {
+    parts.push_back(Eval(*operands[i], frame));
+    if (!concat && !PlainString(parts.back())) break;
+  }
+  if (i == operands.size()) return true;
+  folded = parts[0];
+  for (size_t j = 1; j < operands.size(); ++j) {
+    Value right = j < parts.size() ? std::move(parts[j]) : Eval(*operands[j], frame);
+    At(*ops[j]);
+    folded = BinaryOp(*this, expr.name, folded, right);
+  }
+  parts.clear();
+  return false;
+}
+
+// Where `{% set target = target ~ … %}` can append in place: the value `target` names, when
+// it is a variable of this very frame or an attribute of a namespace.
+Value* Renderer::AppendTarget(const Expr& target, const FramePtr& frame) {
+  if (target.kind == ExprKind::kName) {
+    for (auto& [key, value] : frame->vars) {
+      if (key == target.name) return &value;
+    }
+    return nullptr;
+  }
+  if (target.kind != ExprKind::kGetAttr) return nullptr;
+  const Value* ns = frame->Find(target.children[0]->name);
+  if (!ns && context_.is_mapping()) ns = context_.dict().FindKey(target.children[0]->name);
+  if (!ns || ns->kind() != Value::Kind::kNamespace) return nullptr;
+  return ns->mutable_dict().FindKey(target.name);
+}
+
+namespace {
+
+// Whether `a` and `b` are the same expression: a name, or a name's attribute.
+bool SameReference(const Expr& a, const Expr& b) {
+  if (a.kind != b.kind || a.name != b.name) return false;
+  if (a.kind == ExprKind::kName) return true;
+  return a.kind == ExprKind::kGetAttr && SameReference(*a.children[0], *b.children[0]);
+}
+
+const Expr& FirstOperand(const Expr& chain) {
+  const Expr* e = &chain;
+  while (e->kind == ExprKind::kBinary && e->name == chain.name)
+    e = e->children[0].get();
+  return *e;
+}
+
+}  // namespace
+
+// Assigns the concatenation of `parts` to the target of `stmt`. `{% set ns.text = ns.text ~
+// more %}` appends `more` to the stored text in place where nothing else shares it and the
+// target still holds the text the first operand read (else the whole text is built, as
+// Python does).
+void Renderer::SetConcat(const Stmt& stmt, std::vector<Value>& parts, const FramePtr& frame) {
+  const Expr& target = *stmt.target;
+  Value* slot =
+      SameReference(target, FirstOperand(*stmt.expr)) ? AppendTarget(target, frame) : nullptr;
+  const bool same =
+      slot && PlainString(*slot) && PlainString(parts[0]) &&
+      (&slot->as_string() == &parts[0].as_string() || slot->as_string() == parts[0].as_string());
+  if (same) {
+    parts[0] = Value();  // the slot's text is then unshared, unless stored elsewhere too
+    if (slot->AppendInPlace(Joined(parts, 1))) return;
+    parts[0] = *slot;
+  }
+  Assign(target, Value(Joined(parts, 0)), frame);
 }
 
 void Renderer::ExecCallBlock(const Stmt& stmt, const FramePtr& frame) {

@@ -25,6 +25,13 @@ const Value* DictData::FindKey(std::string_view key) const {
   return nullptr;
 }
 
+Value* DictData::FindKey(std::string_view key) {
+  for (auto& [k, v] : entries) {
+    if (k.is_string() && k.as_string() == key) return &v;
+  }
+  return nullptr;
+}
+
 void DictData::Set(Value key, Value value) {
   for (auto& [k, v] : entries) {
     if (k.Equals(key)) {
@@ -33,6 +40,38 @@ void DictData::Set(Value key, Value value) {
     }
   }
   entries.emplace_back(std::move(key), std::move(value));
+}
+
+void Value::SetString(std::string s) {
+  if (s.size() <= kInlineString) {
+    data_ = std::move(s);
+    return;
+  }
+  // Built mutable and shared as const: AppendInPlace may append to it while unshared.
+  data_ = SharedString(std::make_shared<std::string>(std::move(s)));
+}
+
+bool Value::unshared() const {
+  if (const auto* list = std::get_if<std::shared_ptr<ListData>>(&data_)) {
+    return list->use_count() == 1;
+  }
+  if (const auto* dict = std::get_if<std::shared_ptr<DictData>>(&data_)) {
+    return dict->use_count() == 1;
+  }
+  return false;
+}
+
+bool Value::AppendInPlace(std::string_view text) {
+  if (kind_ != Kind::kString || markup_) return false;
+  if (auto* inline_text = std::get_if<std::string>(&data_)) {
+    inline_text->append(text);
+    if (inline_text->size() > kInlineString) SetString(std::move(*inline_text));
+    return true;
+  }
+  auto& shared = std::get<SharedString>(data_);
+  if (shared.use_count() != 1) return false;
+  const_cast<std::string&>(*shared).append(text);  // NOLINT: created non-const in SetString
+  return true;
 }
 
 Value Value::Undefined(std::string hint) {

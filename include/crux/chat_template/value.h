@@ -2,8 +2,9 @@
 // (distinct from none), none, bool, int, float, str, list, tuple, dict (insertion-ordered),
 // namespace (the one mutable object) and callables (macros, builtins, bound methods).
 //
-// A Value is cheap to copy: scalars and strings are held inline, containers and callables
-// are shared (immutable once built, namespaces aside). Not thread-safe to mutate; a built
+// A Value is cheap to copy: scalars and short strings are held inline; longer strings,
+// containers and callables are shared (immutable once built, namespaces aside), so that a
+// 100 KB message read by name or attribute is not copied. Not thread-safe to mutate; a built
 // context may be shared between threads rendering concurrently as long as no one mutates it.
 #pragma once
 
@@ -44,6 +45,7 @@ struct DictData {
 
   const Value* Find(const Value& key) const;
   const Value* FindKey(std::string_view key) const;
+  Value* FindKey(std::string_view key);
   // Inserts or replaces `key` (keeping its first position, as Python does).
   void Set(Value key, Value value);
 };
@@ -64,13 +66,13 @@ class Value {
     kFunction,
   };
 
-  Value() = default;                                                     // undefined
-  Value(bool b) : kind_(Kind::kBool), data_(b) {}                        // NOLINT: implicit
-  Value(int64_t i) : kind_(Kind::kInt), data_(i) {}                      // NOLINT: implicit
-  Value(int i) : kind_(Kind::kInt), data_(static_cast<int64_t>(i)) {}    // NOLINT: implicit
-  Value(double f) : kind_(Kind::kFloat), data_(f) {}                     // NOLINT: implicit
-  Value(std::string s) : kind_(Kind::kString), data_(std::move(s)) {}    // NOLINT: implicit
-  Value(const char* s) : kind_(Kind::kString), data_(std::string(s)) {}  // NOLINT: implicit
+  Value() = default;                                                        // undefined
+  Value(bool b) : kind_(Kind::kBool), data_(b) {}                           // NOLINT: implicit
+  Value(int64_t i) : kind_(Kind::kInt), data_(i) {}                         // NOLINT: implicit
+  Value(int i) : kind_(Kind::kInt), data_(static_cast<int64_t>(i)) {}       // NOLINT: implicit
+  Value(double f) : kind_(Kind::kFloat), data_(f) {}                        // NOLINT: implicit
+  Value(std::string s) : kind_(Kind::kString) { SetString(std::move(s)); }  // NOLINT: implicit
+  Value(const char* s) : Value(std::string(s)) {}                           // NOLINT: implicit
 
   static Value None() { return Value(Kind::kNone); }
   // An undefined value that remembers the name it was looked up by (for error messages).
@@ -110,7 +112,14 @@ class Value {
   double as_float() const { return std::get<double>(data_); }
   // int, bool or float as a double.
   double as_number() const;
-  const std::string& as_string() const { return std::get<std::string>(data_); }
+  const std::string& as_string() const {
+    if (const auto* shared = std::get_if<SharedString>(&data_)) return **shared;
+    return std::get<std::string>(data_);
+  }
+  // Appends `text` in place to a plain string that no other value shares, and returns true;
+  // returns false, changing nothing, for anything else. A template's
+  // `{% set ns.text = ns.text ~ part %}` then costs the part, not the whole text.
+  bool AppendInPlace(std::string_view text);
   // The undefined value's name hint ("" when it has none).
   const std::string& undefined_hint() const { return std::get<std::string>(data_); }
   const std::vector<Value>& items() const {
@@ -122,6 +131,8 @@ class Value {
   const std::shared_ptr<const Function>& function() const {
     return std::get<std::shared_ptr<const Function>>(data_);
   }
+  // A list, tuple, dict or namespace that no other value shares (so it may be updated in place).
+  bool unshared() const;
   // Identity of a shared object (namespace, callable) for `is sameas` and equality.
   const void* identity() const;
 
@@ -139,12 +150,17 @@ class Value {
   std::string_view TypeName() const;
 
  private:
+  using SharedString = std::shared_ptr<const std::string>;
+  // Strings up to this length are held inline (copied with the value); longer ones are shared.
+  static constexpr size_t kInlineString = 32;
+
   explicit Value(Kind kind) : kind_(kind) {}
+  void SetString(std::string s);
 
   Kind kind_ = Kind::kUndefined;
   bool markup_ = false;
   std::variant<std::string, bool, int64_t, double, std::shared_ptr<ListData>,
-               std::shared_ptr<DictData>, std::shared_ptr<const Function>>
+               std::shared_ptr<DictData>, std::shared_ptr<const Function>, SharedString>
       data_;
 };
 

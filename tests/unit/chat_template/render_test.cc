@@ -40,6 +40,37 @@ const Case kCases[] = {
     {"string_concat", "{{ 'a' ~ 1 ~ none }}|{{ 'a' + 'b' }}|{{ 'ab' * 2 }}|{{ [1] + [2] }}", "{}",
      "a1None|ab|abab|[1, 2]"},
     {"adjacent_strings", "{{ 'a' \"b\" }}", "{}", "ab"},
+    {"concat_chains",
+     "{{ 'a' + 'b' + 'c' }}|{{ 1 + 2 + 3 }}|{{ [1] + [2] + [3] }}|{{ '<' + ('<'|safe) + '>' }}|{{ "
+     "'x' ~ 1 ~ none ~ [2] }}",
+     "{}", "abc|6|[1, 2, 3]|&lt;<&gt;|x1None[2]"},
+    {"concat_chain_type_error", "{{ 'a' + 'b' + 1 }}", "{}", std::nullopt},
+    {"set_concat_of_itself", "{% set s = 'a' ~ 1 %}{% set s = s ~ 2 ~ s %}{{ s }}", "{}", "a12a1"},
+    {"append_keeps_a_saved_copy",
+     "{% set ns = namespace(out='', kept='') %}{% for i in range(40) %}{% set ns.out = ns.out ~ "
+     "'abcdefghij' %}{% if i == 3 %}{% set ns.kept = ns.out %}{% endif %}{% endfor %}{{ "
+     "ns.kept|length }}|{{ ns.out|length }}|{{ ns.kept[:12] }}",
+     "{}", "40|400|abcdefghijab"},
+    {"append_doubling_itself",
+     "{% set ns = namespace(t='x') %}{% for i in range(6) %}{% set ns.t = ns.t ~ ns.t %}{% endfor "
+     "%}{{ ns.t|length }}",
+     "{}", "64"},
+    {"append_operand_reassigns_the_target",
+     "{% set ns = namespace(out='0123456789012345678901234567890123456789') %}{% macro reset() "
+     "%}{% "
+     "set ns.out = 'new' %}x{% endmacro %}{% set ns.out = ns.out ~ reset() %}{{ ns.out }}",
+     "{}", "0123456789012345678901234567890123456789x"},
+    {"append_markup_escapes_the_text",
+     "{% set ns = namespace(t='<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<') %}{% set ns.t = ns.t + "
+     "('>'|safe) %}{{ ns.t }}",
+     "{}",
+     "&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&"
+     "lt;&lt;"
+     "&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;>"},
+    {"loop_of_the_nearest_for",
+     "{% for x in 'ab' %}{% for y in 'cd' %}{{ loop.index }}{% endfor %}{{ loop.index }};{% endfor "
+     "%}",
+     "{}", "121;122;"},
     {"string_escapes", "{{ 'a\\nb\\t\\x41\\u00e9\\\\' }}", "{}", "a\nb\tAé\\"},
     {"undefined_prints_empty",
      "[{{ missing }}]|{{ missing is defined }}|{{ none is defined }}|{{ none is none }}", "{}",
