@@ -52,65 +52,92 @@ std::string RenderPrompt(const protocol::ChatRequest& request) {
 namespace {
 
 using Json = nlohmann::ordered_json;
+namespace ct = chat_template;
 
-// A JSON text that is an object or array as that value; anything else as a string.
-Json ParseOr(const std::string& text) {
+// A dict built key by key, in order (the keys are new: no lookup).
+class DictBuilder {
+ public:
+  DictBuilder& Add(const char* key, ct::Value value) {
+    dict_->entries.emplace_back(ct::Value(key), std::move(value));
+    return *this;
+  }
+  ct::Value Build() { return ct::Value::Dict(std::move(dict_)); }
+
+ private:
+  std::shared_ptr<ct::DictData> dict_ = std::make_shared<ct::DictData>();
+};
+
+// A JSON text as its value where it parses (tool arguments, schemas); else as a string.
+ct::Value ParseOr(const std::string& text) {
   Json parsed = Json::parse(text, nullptr, false);
-  return parsed.is_discarded() ? Json(text) : parsed;
+  return parsed.is_discarded() ? ct::Value(text) : ct::FromJson(parsed);
 }
 
-Json TemplateMessage(const protocol::Message& m) {
-  Json out = {{"role", protocol::RoleName(m.role)}};
-  if (!m.tool_call_id.empty()) out["tool_call_id"] = m.tool_call_id;
+ct::Value TemplateMessage(const protocol::Message& m) {
+  DictBuilder out;
+  out.Add("role", ct::Value(std::string(protocol::RoleName(m.role))));
+  if (!m.tool_call_id.empty()) out.Add("tool_call_id", m.tool_call_id);
   // An assistant turn that only calls tools has null content, as OpenAI clients send it.
-  out["content"] = m.content.empty() && !m.tool_calls.empty() ? Json() : Json(m.content);
-  if (!m.reasoning.empty()) out["reasoning_content"] = m.reasoning;
+  out.Add("content",
+          m.content.empty() && !m.tool_calls.empty() ? ct::Value::None() : ct::Value(m.content));
+  if (!m.reasoning.empty()) out.Add("reasoning_content", m.reasoning);
   if (!m.tool_calls.empty()) {
-    Json calls = Json::array();
+    std::vector<ct::Value> calls;
+    calls.reserve(m.tool_calls.size());
     for (const protocol::MessageToolCall& c : m.tool_calls) {
-      calls.push_back({{"id", c.id},
-                       {"type", "function"},
-                       {"function", {{"name", c.name}, {"arguments", ParseOr(c.arguments)}}}});
+      DictBuilder function;
+      function.Add("name", c.name).Add("arguments", ParseOr(c.arguments));
+      DictBuilder call;
+      call.Add("id", c.id).Add("type", "function").Add("function", function.Build());
+      calls.push_back(call.Build());
     }
-    out["tool_calls"] = std::move(calls);
+    out.Add("tool_calls", ct::Value::List(std::move(calls)));
   }
-  if (!m.name.empty()) out["name"] = m.name;
-  return out;
+  if (!m.name.empty()) out.Add("name", m.name);
+  return out.Build();
 }
 
-Json TemplateContext(const protocol::ChatRequest& request) {
-  Json context = {{"messages", Json::array()},
-                  {"add_generation_prompt", true},
-                  {"bos_token", ""},
-                  {"eos_token", ""}};
-  for (const protocol::Message& m : request.messages) {
-    context["messages"].push_back(TemplateMessage(m));
-  }
+// The template's variables, built straight from the request (a long conversation's text is
+// copied once, into the values the template reads).
+ct::Value TemplateContext(const protocol::ChatRequest& request) {
+  std::vector<ct::Value> messages;
+  messages.reserve(request.messages.size());
+  for (const protocol::Message& m : request.messages)
+    messages.push_back(TemplateMessage(m));
+  DictBuilder context;
+  context.Add("messages", ct::Value::List(std::move(messages)))
+      .Add("add_generation_prompt", true)
+      .Add("bos_token", "")
+      .Add("eos_token", "");
   if (!request.tools.empty()) {
-    Json tools = Json::array();
+    std::vector<ct::Value> tools;
     for (const parse::ToolSpec& t : request.tools) {
-      tools.push_back({{"type", "function"},
-                       {"function",
-                        {{"name", t.name},
-                         {"description", t.description},
-                         {"parameters", ParseOr(t.parameters_json)}}}});
+      DictBuilder function;
+      function.Add("name", t.name)
+          .Add("description", t.description)
+          .Add("parameters", ParseOr(t.parameters_json));
+      DictBuilder tool;
+      tool.Add("type", "function").Add("function", function.Build());
+      tools.push_back(tool.Build());
     }
-    context["tools"] = std::move(tools);
+    context.Add("tools", ct::Value::List(std::move(tools)));
   }
-  if (request.enable_thinking) context["enable_thinking"] = *request.enable_thinking;
+  ct::Value built = context.Build();
+  ct::DictData& dict = built.mutable_dict();
+  if (request.enable_thinking) dict.Set(ct::Value("enable_thinking"), *request.enable_thinking);
   const Json kwargs = Json::parse(request.chat_template_kwargs_json, nullptr, false);
   if (kwargs.is_object()) {
     for (const auto& [key, value] : kwargs.items())
-      context[key] = value;
+      dict.Set(ct::Value(key), ct::FromJson(value));
   }
-  return context;
+  return built;
 }
 
 }  // namespace
 
 Expected<std::string> RenderChatTemplate(const chat_template::Template& chat_template,
                                          const protocol::ChatRequest& request) {
-  auto prompt = chat_template.Render(chat_template::FromJson(TemplateContext(request)));
+  auto prompt = chat_template.Render(TemplateContext(request));
   if (!prompt.ok()) {
     return Error(ErrorCode::kInvalidArgument, "chat template: " + prompt.error().message())
         .WithTag(prompt.error().tag());
