@@ -4,7 +4,15 @@
 // alone, --runs times; the table gives the median and p99 of those samples per template, and
 // the last line pools every render of every template.
 //
+// With --conversation-kb N the conversations are replaced by one long one: question and answer
+// turns of about 1 KB each up to N KB, ending with a user turn (the shape of an agent resending
+// its history; bench/engine/compare.mjs sends the same one to `crux serve`). --only NAME keeps
+// the templates whose file name contains NAME.
+//
 // Usage: crux_chat_template_bench [--templates DIR] [--conversations FILE] [--runs N]
+//                                 [--conversation-kb N] [--only NAME]
+#include <malloc.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -58,6 +66,8 @@ struct Flags {
   fs::path templates = DefaultTemplates();
   fs::path conversations = CRUX_SOURCE_DIR "/tests/chat_template/conversations.json";
   int runs = 200;
+  int conversation_kb = 0;
+  std::string only;
 };
 
 Flags ParseFlags(int argc, char** argv) {
@@ -67,18 +77,51 @@ Flags ParseFlags(int argc, char** argv) {
     if (flag == "--templates") flags.templates = argv[i + 1];
     if (flag == "--conversations") flags.conversations = argv[i + 1];
     if (flag == "--runs") flags.runs = std::max(1, std::atoi(argv[i + 1]));
+    if (flag == "--conversation-kb") flags.conversation_kb = std::max(0, std::atoi(argv[i + 1]));
+    if (flag == "--only") flags.only = argv[i + 1];
   }
   return flags;
+}
+
+// Question and answer turns up to `kb` KB, then a user turn.
+nlohmann::ordered_json LongConversation(int kb) {
+  auto repeat = [](const std::string& text, int times) {
+    std::string out;
+    for (int i = 0; i < times; ++i)
+      out += text;
+    return out;
+  };
+  const std::string question = repeat("Where do the ships go when the harbour closes? ", 20);
+  const std::string answer = repeat("They sail north along the coast to the next port. ", 20);
+  nlohmann::ordered_json messages = nlohmann::ordered_json::array();
+  size_t bytes = 0;
+  for (int i = 0; bytes < static_cast<size_t>(kb) * 1024; ++i) {
+    const std::string n = std::to_string(i);
+    messages.push_back({{"role", "user"}, {"content", "Question " + n + ": " + question}});
+    messages.push_back({{"role", "assistant"}, {"content", "Answer " + n + ": " + answer}});
+    bytes += question.size() + answer.size() + 64;
+  }
+  messages.push_back({{"role", "user"}, {"content", "And then?"}});
+  return {{"messages", std::move(messages)},
+          {"add_generation_prompt", true},
+          {"bos_token", ""},
+          {"eos_token", ""}};
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // As `crux serve` does: large blocks stay in the heap, so that a long conversation's strings
+  // do not cost a page fault per 4 KB on every render.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
   const Flags flags = ParseFlags(argc, argv);
   std::vector<fs::path> paths;
   if (fs::is_directory(flags.templates)) {
     for (const auto& entry : fs::directory_iterator(flags.templates)) {
-      if (entry.path().extension() == ".jinja") paths.push_back(entry.path());
+      const bool wanted = flags.only.empty() ||
+                          entry.path().filename().string().find(flags.only) != std::string::npos;
+      if (entry.path().extension() == ".jinja" && wanted) paths.push_back(entry.path());
     }
   }
   std::sort(paths.begin(), paths.end());
@@ -87,10 +130,14 @@ int main(int argc, char** argv) {
                  flags.templates.c_str());
     return 2;
   }
-  const auto fixture = nlohmann::ordered_json::parse(ReadText(flags.conversations));
   std::vector<ct::Value> contexts;
-  for (const auto& c : fixture["conversations"])
-    contexts.push_back(ct::FromJson(c["context"]));
+  if (flags.conversation_kb > 0) {
+    contexts.push_back(ct::FromJson(LongConversation(flags.conversation_kb)));
+  } else {
+    const auto fixture = nlohmann::ordered_json::parse(ReadText(flags.conversations));
+    for (const auto& c : fixture["conversations"])
+      contexts.push_back(ct::FromJson(c["context"]));
+  }
   std::printf(
       "| template | bytes | parse p50 us | parse p99 us | render p50 us | render p99 us |\n");
   std::printf("|---|---|---|---|---|---|\n");
