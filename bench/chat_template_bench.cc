@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_inputs.h"
 #include "crux/chat_template/json.h"
 #include "crux/chat_template/template.h"
 
@@ -41,13 +42,7 @@ std::string ReadText(const fs::path& path) {
 }
 
 fs::path DefaultTemplates() {
-  if (const char* dir = std::getenv("CRUX_LLAMA_CPP_DIR"); dir && *dir) {
-    return fs::path(dir) / "models" / "templates";
-  }
-  const char* cache = std::getenv("XDG_CACHE_HOME");
-  const char* home = std::getenv("HOME");
-  const fs::path base = cache && *cache ? fs::path(cache) : fs::path(home ? home : ".") / ".cache";
-  return base / "crux" / "llama.cpp" / "models" / "templates";
+  return crux::bench::LlamaCppDir() / "models" / "templates";
 }
 
 double Percentile(std::vector<double> samples, double p) {
@@ -83,25 +78,10 @@ Flags ParseFlags(int argc, char** argv) {
   return flags;
 }
 
-// Question and answer turns up to `kb` KB, then a user turn.
 nlohmann::ordered_json LongConversation(int kb) {
-  auto repeat = [](const std::string& text, int times) {
-    std::string out;
-    for (int i = 0; i < times; ++i)
-      out += text;
-    return out;
-  };
-  const std::string question = repeat("Where do the ships go when the harbour closes? ", 20);
-  const std::string answer = repeat("They sail north along the coast to the next port. ", 20);
   nlohmann::ordered_json messages = nlohmann::ordered_json::array();
-  size_t bytes = 0;
-  for (int i = 0; bytes < static_cast<size_t>(kb) * 1024; ++i) {
-    const std::string n = std::to_string(i);
-    messages.push_back({{"role", "user"}, {"content", "Question " + n + ": " + question}});
-    messages.push_back({{"role", "assistant"}, {"content", "Answer " + n + ": " + answer}});
-    bytes += question.size() + answer.size() + 64;
-  }
-  messages.push_back({{"role", "user"}, {"content", "And then?"}});
+  for (const auto& m : crux::bench::LongConversation(static_cast<size_t>(kb)))
+    messages.push_back({{"role", m.role}, {"content", m.content}});
   return {{"messages", std::move(messages)},
           {"add_generation_prompt", true},
           {"bos_token", ""},

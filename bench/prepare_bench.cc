@@ -7,33 +7,22 @@
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 
-#include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
 
+#include "bench_inputs.h"
 #include "crux/chat_template/template.h"
 #include "crux/pipeline/pipeline.h"
 #include "crux/protocol/codec.h"
 
 namespace {
 
-std::filesystem::path TemplatesDir() {
-  if (const char* dir = std::getenv("CRUX_LLAMA_CPP_DIR"); dir && *dir)
-    return std::filesystem::path(dir) / "models" / "templates";
-  const char* cache = std::getenv("XDG_CACHE_HOME");
-  const char* home = std::getenv("HOME");
-  const std::filesystem::path base = cache && *cache
-                                         ? std::filesystem::path(cache)
-                                         : std::filesystem::path(home ? home : ".") / ".cache";
-  return base / "crux" / "llama.cpp" / "models" / "templates";
-}
-
 std::shared_ptr<const crux::chat_template::Template> Qwen3() {
   static const auto parsed = []() -> std::shared_ptr<const crux::chat_template::Template> {
-    std::ifstream in(TemplatesDir() / "Qwen-Qwen3-0.6B.jinja", std::ios::binary);
+    std::ifstream in(crux::bench::LlamaCppDir() / "models" / "templates" / "Qwen-Qwen3-0.6B.jinja",
+                     std::ios::binary);
     if (!in) return nullptr;
     std::stringstream text;
     text << in.rdbuf();
@@ -43,20 +32,13 @@ std::shared_ptr<const crux::chat_template::Template> Qwen3() {
   return parsed;
 }
 
-// A JSON string's characters (the conversation's text needs no escapes).
+// The conversation as a Chat Completions body (its text needs no JSON escapes).
 std::string Body(size_t kb) {
-  std::string question, answer;
-  for (int k = 0; k < 20; ++k) {
-    question += "Where do the ships go when the harbour closes? ";
-    answer += "They sail north along the coast to the next port. ";
-  }
   std::string body = R"({"model":"tiny","stream":true,"messages":[)";
-  for (int i = 0; body.size() < kb * 1024; ++i) {
-    const std::string n = std::to_string(i);
-    body += R"({"role":"user","content":"Question )" + n + ": " + question + R"("},)";
-    body += R"({"role":"assistant","content":"Answer )" + n + ": " + answer + R"("},)";
-  }
-  return body + R"({"role":"user","content":"And then?"}]})";
+  for (const auto& m : crux::bench::LongConversation(kb))
+    body += R"({"role":")" + m.role + R"(","content":")" + m.content + R"("},)";
+  body.back() = ']';
+  return body + "}";
 }
 
 void KeepLargeBlocksInTheHeap() {

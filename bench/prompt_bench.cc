@@ -5,43 +5,30 @@
 // template).
 #include <benchmark/benchmark.h>
 
-#include <cstdlib>
-#include <filesystem>
 #include <memory>
 #include <string>
 
+#include "bench_inputs.h"
 #include "crux/engine/prompt_tokenizer.h"
 #include "llama.h"
 
 namespace {
-
-std::filesystem::path LlamaCppDir() {
-  if (const char* dir = std::getenv("CRUX_LLAMA_CPP_DIR"); dir && *dir) return dir;
-  if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache && *cache)
-    return std::filesystem::path(cache) / "crux" / "llama.cpp";
-  const char* home = std::getenv("HOME");
-  return std::filesystem::path(home ? home : "/nonexistent") / ".cache" / "crux" / "llama.cpp";
-}
 
 const llama_model* Model() {
   static llama_model* model = [] {
     llama_log_set([](ggml_log_level, const char*, void*) {}, nullptr);
     llama_model_params params = llama_model_default_params();
     params.vocab_only = true;
-    const std::string path = (LlamaCppDir() / "models" / "ggml-vocab-qwen2.gguf").string();
+    const std::string path =
+        (crux::bench::LlamaCppDir() / "models" / "ggml-vocab-qwen2.gguf").string();
     return llama_model_load_from_file(path.c_str(), params);
   }();
   return model;
 }
 
 std::string Turn(int i) {
-  std::string text = "<|im_start|>user\nQuestion " + std::to_string(i) + ": ";
-  for (int k = 0; k < 20; ++k)
-    text += "Where do the ships go when the harbour closes? ";
-  text += "<|im_end|>\n<|im_start|>assistant\nAnswer " + std::to_string(i) + ": ";
-  for (int k = 0; k < 20; ++k)
-    text += "They sail north along the coast to the next port. ";
-  return text + "<|im_end|>\n";
+  return "<|im_start|>user\n" + crux::bench::Question(i) + "<|im_end|>\n<|im_start|>assistant\n" +
+         crux::bench::Answer(i) + "<|im_end|>\n";
 }
 
 // 10 KB of turns: what a new request adds.

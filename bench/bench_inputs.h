@@ -1,0 +1,54 @@
+// Inputs the benchmarks share: where llama.cpp's tree is, and the long conversation an agent
+// resends every turn (bench/engine/compare.mjs sends the same one to `crux serve`).
+#pragma once
+
+#include <cstddef>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace crux::bench {
+
+// The llama.cpp tree (models/ holds the vocabularies and templates): $CRUX_LLAMA_CPP_DIR, else
+// the cache directory scripts/fetch-llama-cpp.sh fills.
+inline std::filesystem::path LlamaCppDir() {
+  if (const char* dir = std::getenv("CRUX_LLAMA_CPP_DIR"); dir && *dir) return dir;
+  if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache && *cache)
+    return std::filesystem::path(cache) / "crux" / "llama.cpp";
+  const char* home = std::getenv("HOME");
+  return std::filesystem::path(home ? home : "/nonexistent") / ".cache" / "crux" / "llama.cpp";
+}
+
+// The text of the conversation's i-th question and answer, about 1 KB each.
+inline std::string Question(int i) {
+  std::string text = "Question " + std::to_string(i) + ": ";
+  for (int k = 0; k < 20; ++k)
+    text += "Where do the ships go when the harbour closes? ";
+  return text;
+}
+inline std::string Answer(int i) {
+  std::string text = "Answer " + std::to_string(i) + ": ";
+  for (int k = 0; k < 20; ++k)
+    text += "They sail north along the coast to the next port. ";
+  return text;
+}
+
+struct Message {
+  std::string role, content;
+};
+
+// Question and answer turns until their text reaches `kb` KB, then the user turn "And then?".
+inline std::vector<Message> LongConversation(size_t kb) {
+  std::vector<Message> messages;
+  size_t bytes = 0;
+  for (int i = 0; bytes < kb * 1024; ++i) {
+    messages.push_back({"user", Question(i)});
+    messages.push_back({"assistant", Answer(i)});
+    bytes += messages[messages.size() - 2].content.size() + messages.back().content.size();
+  }
+  messages.push_back({"user", "And then?"});
+  return messages;
+}
+
+}  // namespace crux::bench
