@@ -7,10 +7,12 @@
 //   node bench/engine/compare.mjs --crux build/release/apps/crux/crux \
 //        --llama-server $(scripts/build-llama-cpp.sh --server)/bin/llama-server \
 //        --model build/release/models/tiny-qwen3.gguf [--rounds 3] [--tokens 256] [--threads 2]
-//        [--conversation-kb 500] [--long-model M.gguf] [--json]
+//        [--conversation-kb 500] [--long-model M.gguf] [--long-repeats 3] [--json]
 //
 // --long-model: the model for the long conversation, trained for a context that holds it
-// (crux smoke-model ... --context-length 262144); default --model.
+// (crux smoke-model ... --context-length 262144); default --model. --long-repeats N: the long
+// conversation's two requests (the previous turn, then this one) are sent N times; the figures
+// are the median and the largest of the N second requests. --rounds 0 skips the streams.
 //
 // Every stream generates exactly --tokens tokens (the end-of-turn tokens are banned through
 // logit_bias, which both servers take), with a streaming Chat Completions request.
@@ -29,6 +31,7 @@ const { values: opts } = parseArgs({
     parallel: { type: 'string', default: '8' },
     'ctx-size': { type: 'string', default: '4096' },
     'conversation-kb': { type: 'string', default: '500' },
+    'long-repeats': { type: 'string', default: '3' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -173,8 +176,9 @@ async function tenTurns(server) {
 }
 
 // A conversation of `kb` KB whose first kb-10 KB was the previous request: time to the first
-// token, and (crux) the time from request to submission: decoding, rendering, tokenizing.
-async function longConversation(server, kb) {
+// token, and (crux) the time from request to submission: decoding, rendering, tokenizing. The
+// pair is sent `repeats` times; the first request of the first pair is the cold one.
+async function longConversation(server, kb, repeats) {
   const turn = (i) => [
     { role: 'user', content: `Question ${i}: ${'Where do the ships go when the harbour closes? '.repeat(20)}` },
     { role: 'assistant', content: `Answer ${i}: ${'They sail north along the coast to the next port. '.repeat(20)}` },
@@ -182,17 +186,22 @@ async function longConversation(server, kb) {
   const perTurn = JSON.stringify(turn(0)).length;
   const turns = Math.max(2, Math.round((kb * 1024) / perTurn));
   const earlier = Math.max(1, turns - Math.round((10 * 1024) / perTurn));
-  const messages = [];
-  for (let i = 0; i < earlier; ++i) messages.push(...turn(i));
-  const first = await stream(server.url, [...messages, { role: 'user', content: 'And then?' }], 1);
-  for (let i = earlier; i < turns; ++i) messages.push(...turn(i));
-  messages.push({ role: 'user', content: 'And then?' });
-  const bytes = JSON.stringify({ messages }).length;
-  const prepareBefore = server.name === 'crux' ? await metric(server.url, 'crux_request_prepare_seconds_sum') : 0;
-  const second = await stream(server.url, messages, 1);
-  const out = { bytes, coldMs: first.ttft ?? first.ms, ttftMs: second.ttft ?? second.ms, promptTokens: second.usage?.prompt_tokens };
-  if (server.name === 'crux') {
-    out.prepareMs = ((await metric(server.url, 'crux_request_prepare_seconds_sum')) - prepareBefore) * 1000;
+  const history = [];
+  for (let i = 0; i < earlier; ++i) history.push(...turn(i));
+  const previous = [...history, { role: 'user', content: 'And then?' }];
+  for (let i = earlier; i < turns; ++i) history.push(...turn(i));
+  const messages = [...history, { role: 'user', content: 'And then?' }];
+  const out = { bytes: JSON.stringify({ messages }).length, ttftMs: [], prepareMs: [] };
+  for (let r = 0; r < repeats; ++r) {
+    const first = await stream(server.url, previous, 1);
+    if (r === 0) out.coldMs = first.ttft ?? first.ms;
+    const prepareBefore = server.name === 'crux' ? await metric(server.url, 'crux_request_prepare_seconds_sum') : 0;
+    const second = await stream(server.url, messages, 1);
+    out.ttftMs.push(second.ttft ?? second.ms);
+    out.promptTokens = second.usage?.prompt_tokens;
+    if (server.name === 'crux') {
+      out.prepareMs.push(((await metric(server.url, 'crux_request_prepare_seconds_sum')) - prepareBefore) * 1000);
+    }
   }
   return out;
 }
@@ -227,7 +236,7 @@ if (kb > 0) {
   if (opts['llama-server']) longServers.push(await startLlama(18303, 1, big, model));
   results.long = {};
   for (const s of longServers) {
-    results.long[s.name] = await longConversation(s, kb);
+    results.long[s.name] = await longConversation(s, kb, Math.max(1, Number(opts['long-repeats'])));
     await s.stop();
   }
 }
@@ -247,9 +256,11 @@ if (opts.json) {
   for (const [name, s] of Object.entries(results.servers)) console.log(`${name}: model load to ready ${s.loadMs.toFixed(0)} ms`);
   const t = results.tenTurns;
   console.log(`crux, 10-turn chat: ${t.prompt} prompt tokens, ${t.evaluated} evaluated, ${t.cached} reused from the cache`);
+  const median = (v) => percentile(v, 0.5);
   for (const [name, l] of Object.entries(results.long ?? {})) {
-    console.log(`${name}, ${(l.bytes / 1024).toFixed(0)} KB conversation (${l.promptTokens} tokens), the first ${kb - 10} KB cached: ` +
-      `first token ${l.ttftMs.toFixed(1)} ms (cold: ${l.coldMs.toFixed(0)} ms)` +
-      (l.prepareMs !== undefined ? `; crux before the engine: ${l.prepareMs.toFixed(2)} ms` : ''));
+    console.log(`${name}, ${(l.bytes / 1024).toFixed(0)} KB conversation (${l.promptTokens} tokens), the first ${kb - 10} KB cached, ` +
+      `${l.ttftMs.length} requests: first token median ${median(l.ttftMs).toFixed(1)} ms, max ${Math.max(...l.ttftMs).toFixed(1)} ms ` +
+      `(cold: ${l.coldMs.toFixed(0)} ms)` +
+      (l.prepareMs.length ? `; crux before the engine: median ${median(l.prepareMs).toFixed(2)} ms, max ${Math.max(...l.prepareMs).toFixed(2)} ms` : ''));
   }
 }
