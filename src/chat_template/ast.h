@@ -93,6 +93,11 @@ struct Stmt {
   bool uses_kwargs = false;
   // Loops: whether the body names `loop` (else the renderer does not build it).
   bool uses_loop = false;
+  // Output and set: where expr is a chain of one operator, `~` or `+` (`a ~ b ~ c`, which
+  // Jinja2 parses as `((a ~ b) ~ c)`), its operands left to right and the operator node
+  // before each (null for the first); empty otherwise. They point into expr.
+  std::vector<const Expr*> chain;
+  std::vector<const Expr*> chain_ops;
 };
 
 }  // namespace crux::chat_template

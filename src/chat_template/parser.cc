@@ -8,6 +8,7 @@
 //   unary     := ("-"|"+") unary | primary postfix* (filter | test | call)*
 #include "chat_template/parser.h"
 
+#include <algorithm>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -160,6 +161,21 @@ class Parser {
   std::vector<std::pair<std::string, Token>> unknown_;
 };
 
+// Fills `s.chain` and `s.chain_ops` where `s.expr` is a chain of `~` or `+`.
+void SetChain(Stmt& s) {
+  const Expr& top = *s.expr;
+  if (top.kind != ExprKind::kBinary || (top.name != "~" && top.name != "+")) return;
+  const Expr* e = &top;
+  for (; e->kind == ExprKind::kBinary && e->name == top.name; e = e->children[0].get()) {
+    s.chain.push_back(e->children[1].get());
+    s.chain_ops.push_back(e);
+  }
+  s.chain.push_back(e);
+  s.chain_ops.push_back(nullptr);
+  std::reverse(s.chain.begin(), s.chain.end());
+  std::reverse(s.chain_ops.begin(), s.chain_ops.end());
+}
+
 // Whether `e` is made of literals alone (what Jinja2's optimizer folds).
 bool IsConstant(const Expr& e) {
   switch (e.kind) {
@@ -239,6 +255,7 @@ std::vector<Stmt> Parser::ParseBody(std::initializer_list<std::string_view> ends
       if (s.expr->kind == ExprKind::kSlice) {
         s.expr->constant_subject = IsConstant(*s.expr->children[0]);
       }
+      SetChain(s);
       body.push_back(std::move(s));
     } else {
       Next();
@@ -388,6 +405,7 @@ Stmt Parser::ParseSet(const Token& at) {
     s.kind = StmtKind::kSet;
     s.expr = ParseTuple(true, false);
     ExpectBlockEnd();
+    SetChain(s);
     return s;
   }
   s.kind = StmtKind::kSetBlock;

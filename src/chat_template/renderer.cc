@@ -130,7 +130,7 @@ Renderer::Flow Renderer::ExecOne(const Stmt& stmt, const FramePtr& frame) {
       // `{{ a + b + c }}` over strings prints each part: no intermediate strings.
       std::vector<Value> parts;
       Value folded;
-      if (!EvalConcat(*stmt.expr, frame, parts, folded)) {
+      if (!EvalConcat(stmt, frame, parts, folded)) {
         Emit(folded);
         break;
       }
@@ -226,50 +226,51 @@ std::vector<Value> Renderer::LoopItems(const Stmt& stmt, const FramePtr& frame) 
 
 namespace {
 
-Value LoopCycle(Renderer& renderer, const Value& self, CallArgs& args) {
-  if (args.positional.empty()) renderer.Fail("no items for cycling given");
-  const size_t n = args.positional.size();
-  return args.positional[static_cast<size_t>(self.as_int()) % n];
-}
+// `loop.cycle(a, b, …)`: the argument at the current iteration's index, cycling through them.
+class LoopCycle final : public Function {
+ public:
+  Value Call(Renderer& renderer, CallArgs& args) const override {
+    if (args.positional.empty()) renderer.Fail("no items for cycling given");
+    return args.positional[static_cast<size_t>(index_) % args.positional.size()];
+  }
+  std::string_view name() const override { return "loop.cycle"; }
+  // The loop moves it to each iteration in turn, as it does its `loop` object.
+  void MoveTo(int64_t index) const { index_ = index; }
 
-// The `loop` variable of iteration `i` of `items`. `loop` holds the previous iteration's: where
-// nothing else still refers to it, its entries are updated in place.
+ private:
+  mutable int64_t index_ = 0;
+};
+
+// Sets `loop` to iteration `i` of `items`. As Jinja2 has one loop object per for, updated
+// in place, so does this: a `loop` (or `loop.cycle`) stored away reads the current iteration,
+// and after the for, the last one.
 void SetLoopObject(Value& loop, const std::vector<Value>& items, size_t i) {
   const auto n = static_cast<int64_t>(items.size());
   const auto k = static_cast<int64_t>(i);
-  Value previous = i > 0 ? items[i - 1] : Value::Undefined("there is no previous item");
-  Value next = k + 1 < n ? items[i + 1] : Value::Undefined("there is no next item");
-  Value cycle =
-      Value::Callable(std::make_shared<BuiltinFunction>("loop.cycle", LoopCycle, Value(k)));
-  if (loop.kind() == Value::Kind::kDict && loop.unshared()) {
-    auto& e = loop.mutable_dict().entries;
-    e[0].second = k + 1;
-    e[1].second = k;
-    e[2].second = n - k;
-    e[3].second = n - k - 1;
-    e[4].second = k == 0;
-    e[5].second = k == n - 1;
-    e[9].second = std::move(previous);
-    e[10].second = std::move(next);
-    e[11].second = std::move(cycle);
-    return;
+  if (loop.is_undefined()) {
+    auto dict = std::make_shared<DictData>();
+    auto& e = dict->entries;
+    e.reserve(12);
+    for (const char* key : {"index", "index0", "revindex", "revindex0", "first", "last", "length",
+                            "depth", "depth0", "previtem", "nextitem"}) {
+      e.emplace_back(key, Value());
+    }
+    e.emplace_back("cycle", Value::Callable(std::make_shared<LoopCycle>()));
+    e[6].second = n;
+    e[7].second = 1;
+    e[8].second = 0;
+    loop = Value::Dict(std::move(dict));
   }
-  auto dict = std::make_shared<DictData>();
-  auto& e = dict->entries;
-  e.reserve(12);
-  e.emplace_back("index", k + 1);
-  e.emplace_back("index0", k);
-  e.emplace_back("revindex", n - k);
-  e.emplace_back("revindex0", n - k - 1);
-  e.emplace_back("first", k == 0);
-  e.emplace_back("last", k == n - 1);
-  e.emplace_back("length", n);
-  e.emplace_back("depth", 1);
-  e.emplace_back("depth0", 0);
-  e.emplace_back("previtem", std::move(previous));
-  e.emplace_back("nextitem", std::move(next));
-  e.emplace_back("cycle", std::move(cycle));
-  loop = Value::Dict(std::move(dict));
+  auto& e = loop.mutable_dict().entries;
+  e[0].second = k + 1;
+  e[1].second = k;
+  e[2].second = n - k;
+  e[3].second = n - k - 1;
+  e[4].second = k == 0;
+  e[5].second = k == n - 1;
+  e[9].second = i > 0 ? items[i - 1] : Value::Undefined("there is no previous item");
+  e[10].second = k + 1 < n ? items[i + 1] : Value::Undefined("there is no next item");
+  static_cast<const LoopCycle&>(*e[11].second.function()).MoveTo(k);
 }
 
 }  // namespace
@@ -279,8 +280,8 @@ void SetLoopObject(Value& loop, const std::vector<Value>& items, size_t i) {
 void Renderer::ExecFor(const Stmt& stmt, const FramePtr& frame) {
   const std::vector<Value> items = LoopItems(stmt, frame);
   bool completed = false;
-  // One frame and one `loop` for every iteration, each made anew only where something (a
-  // macro defined in the body, a value stored away) still holds the previous one.
+  // One frame for every iteration, made anew only where something (a macro defined in the
+  // body) still holds the previous one; one `loop` object for the whole for.
   FramePtr scope;
   Value loop;
   for (size_t i = 0; i < items.size(); ++i) {
@@ -356,7 +357,7 @@ void Renderer::ExecSet(const Stmt& stmt, const FramePtr& frame) {
   if (stmt.kind == StmtKind::kSet) {
     std::vector<Value> parts;
     Value folded;
-    if (!EvalConcat(*stmt.expr, frame, parts, folded)) {
+    if (!EvalConcat(stmt, frame, parts, folded)) {
       Assign(*stmt.target, std::move(folded), frame);
       return;
     }
@@ -374,22 +375,6 @@ void Renderer::ExecSet(const Stmt& stmt, const FramePtr& frame) {
 }
 
 namespace {
-
-// The operands of a chain of one operator, `a ~ b ~ c` (Jinja2's `((a ~ b) ~ c)`), left to
-// right, with the operator node above each (null for the first).
-void ChainOperands(const Expr& expr, std::vector<const Expr*>& operands,
-                   std::vector<const Expr*>& ops) {
-  const Expr* e = &expr;
-  while (e->kind == ExprKind::kBinary && e->name == expr.name) {
-    operands.push_back(e->children[1].get());
-    ops.push_back(e);
-    e = e->children[0].get();
-  }
-  operands.push_back(e);
-  ops.push_back(nullptr);
-  std::reverse(operands.begin(), operands.end());
-  std::reverse(ops.begin(), ops.end());
-}
 
 bool PlainString(const Value& v) {
   return v.is_string() && !v.is_markup();
@@ -414,16 +399,17 @@ std::string Joined(const std::vector<Value>& parts, size_t from) {
 // each intermediate string; else returns false with the value in `folded`. Operands are
 // evaluated in Jinja2's order and the first `+` that is not a string concatenation is applied
 // right after its right operand, as Eval would, so errors and results are the same.
-bool Renderer::EvalConcat(const Expr& expr, const FramePtr& frame, std::vector<Value>& parts,
+bool Renderer::EvalConcat(const Stmt& stmt, const FramePtr& frame, std::vector<Value>& parts,
                           Value& folded) {
-  if (expr.kind != ExprKind::kBinary || (expr.name != "~" && expr.name != "+")) {
+  const Expr& expr = *stmt.expr;
+  if (stmt.chain.empty()) {
     folded = Eval(expr, frame);
     return false;
   }
   DepthGuard guard(*this);
-  std::vector<const Expr*> operands;
-  std::vector<const Expr*> ops;
-  ChainOperands(expr, operands, ops);
+  const std::vector<const Expr*>& operands = stmt.chain;
+  const std::vector<const Expr*>& ops = stmt.chain_ops;
+  parts.reserve(operands.size());
   const bool concat = expr.name == "~";
   size_t i = 0;
   for (; i < operands.size(); ++i) {
@@ -466,13 +452,6 @@ bool SameReference(const Expr& a, const Expr& b) {
   return a.kind == ExprKind::kGetAttr && SameReference(*a.children[0], *b.children[0]);
 }
 
-const Expr& FirstOperand(const Expr& chain) {
-  const Expr* e = &chain;
-  while (e->kind == ExprKind::kBinary && e->name == chain.name)
-    e = e->children[0].get();
-  return *e;
-}
-
 }  // namespace
 
 // Assigns the concatenation of `parts` to the target of `stmt`. `{% set ns.text = ns.text ~
@@ -481,8 +460,7 @@ const Expr& FirstOperand(const Expr& chain) {
 // Python does).
 void Renderer::SetConcat(const Stmt& stmt, std::vector<Value>& parts, const FramePtr& frame) {
   const Expr& target = *stmt.target;
-  Value* slot =
-      SameReference(target, FirstOperand(*stmt.expr)) ? AppendTarget(target, frame) : nullptr;
+  Value* slot = SameReference(target, *stmt.chain[0]) ? AppendTarget(target, frame) : nullptr;
   const bool same =
       slot && PlainString(*slot) && PlainString(parts[0]) &&
       (&slot->as_string() == &parts[0].as_string() || slot->as_string() == parts[0].as_string());

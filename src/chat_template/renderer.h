@@ -90,7 +90,7 @@ class Renderer {
                      const FramePtr& frame);
   void EmitText(std::string_view text);
   void Emit(const Value& value);
-  bool EvalConcat(const Expr& expr, const FramePtr& frame, std::vector<Value>& parts,
+  bool EvalConcat(const Stmt& stmt, const FramePtr& frame, std::vector<Value>& parts,
                   Value& folded);
   Value* AppendTarget(const Expr& target, const FramePtr& frame);
   void SetConcat(const Stmt& stmt, std::vector<Value>& parts, const FramePtr& frame);

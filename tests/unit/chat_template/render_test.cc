@@ -71,6 +71,12 @@ const Case kCases[] = {
      "{% for x in 'ab' %}{% for y in 'cd' %}{{ loop.index }}{% endfor %}{{ loop.index }};{% endfor "
      "%}",
      "{}", "121;122;"},
+    // One loop object per for, as in Jinja2: stored away, it follows the iterations.
+    {"loop_stored_away_follows_the_loop",
+     "{% set ns = namespace(l=none, c=none) %}{% for x in [1, 2, 3] %}{% if loop.first %}{% set "
+     "ns.l = loop %}{% set ns.c = loop.cycle %}{% endif %}{{ ns.l.index }}{{ ns.c('a', 'b', 'c') "
+     "}}{{ ns.l.previtem }};{% endfor %}|{{ ns.l.index }}{{ ns.c('a', 'b', 'c') }}",
+     "{}", "1a;2b1;3c2;|3c"},
     {"string_escapes", "{{ 'a\\nb\\t\\x41\\u00e9\\\\' }}", "{}", "a\nb\tAé\\"},
     {"undefined_prints_empty",
      "[{{ missing }}]|{{ missing is defined }}|{{ none is defined }}|{{ none is none }}", "{}",
