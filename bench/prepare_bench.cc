@@ -32,13 +32,14 @@ std::shared_ptr<const crux::chat_template::Template> Qwen3() {
   return parsed;
 }
 
-// The conversation as a Chat Completions body (its text needs no JSON escapes).
+// The conversation as a Chat Completions body, "messages" first as OpenAI's Python SDK writes
+// it (its text needs no JSON escapes).
 std::string Body(size_t kb) {
-  std::string body = R"({"model":"tiny","stream":true,"messages":[)";
+  std::string body = R"({"messages":[)";
   for (const auto& m : crux::bench::LongConversation(kb))
     body += R"({"role":")" + m.role + R"(","content":")" + m.content + R"("},)";
   body.back() = ']';
-  return body + "}";
+  return body + R"(,"model":"tiny","stream":true,"max_tokens":256})";
 }
 
 void KeepLargeBlocksInTheHeap() {

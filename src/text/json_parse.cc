@@ -1,5 +1,6 @@
 #include "crux/text/json_parse.h"
 
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <charconv>
@@ -154,7 +155,23 @@ class Parser {
                 " members");
       return nullptr;
     }
+    Reserve(frame.container->template get_ref<typename BasicJson::object_t&>());
     return &(*frame.container)[key_];
+  }
+
+  // An ordered object is a vector of (const key, value) pairs, which a vector grows by
+  // copying, for the key cannot be moved: a body whose "messages" come before two more keys
+  // would have its whole conversation copied. Grown here instead, moving the values.
+  template <typename Members>
+  static void Reserve(Members& members) {
+    if constexpr (requires { members.capacity(); }) {
+      if (members.size() < members.capacity()) return;
+      Members grown;
+      grown.reserve(std::max<size_t>(4, 2 * members.size()));
+      for (auto& [key, value] : members)
+        grown.emplace_back(key, std::move(value));
+      members.swap(grown);
+    }
   }
 
   BasicJson* Element(Frame& frame) {

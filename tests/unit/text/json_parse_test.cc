@@ -261,5 +261,22 @@ TEST(JsonParseTest, ARepeatedKeyKeepsTheLastValueInTheFirstPlace) {
   EXPECT_EQ(parsed->dump(), R"({"a":3,"b":2})");
 }
 
+// Ordered objects grow as members arrive (moving the values already parsed): every size
+// through several growths keeps each member, in order, with its nested value; a key repeated
+// after a growth still keeps its first place.
+TEST(JsonParseTest, WideOrderedObjectsKeepEveryMemberInOrder) {
+  for (int members = 1; members <= 40; ++members) {
+    std::string text = "{";
+    for (int i = 0; i < members; ++i) {
+      if (i > 0) text += ",";
+      text += "\"k" + std::to_string(i) + "\":[{\"text\":\"" + std::string(40, 'a' + i % 26) +
+              "\"}," + std::to_string(i) + "]";
+    }
+    text += members > 2 ? ",\"k1\":\"again\"}" : "}";
+    SCOPED_TRACE(text);
+    ExpectAgreesWithNlohmann<OrderedJson>(text);
+  }
+}
+
 }  // namespace
 }  // namespace crux::text
