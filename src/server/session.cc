@@ -38,6 +38,10 @@ using Request = http::request<http::string_body>;
 using RequestHeader = http::request_header<>;
 constexpr auto kAwait = net::as_tuple(net::use_awaitable);
 constexpr size_t kHeaderLimit = 64 * 1024;
+constexpr size_t kWideRead = 64 * 1024;  // the read size for a long request body
+// Keep-alives that tell a client gone from one that half-closed (see Stream).
+constexpr int kClosedProbes = 5;
+constexpr std::chrono::milliseconds kFirstProbeGap{100};
 // Seconds a stream's last events (after its generation ended) may take to be written.
 constexpr double kLastEventsGraceSeconds = 2;
 
@@ -217,7 +221,14 @@ class Session {
         if (!co_await Send("HTTP/1.1 100 Continue\r\n\r\n")) co_return false;
       }
       stream_.expires_after(Seconds(state_.config.request_timeout_s));
+      // Beast reads as much as the buffer holds (at least 512 bytes): a long body read into a
+      // small buffer costs a read, a poll and a timer update per 512 bytes. Room for 64 KB
+      // reads it in as few reads as the client's sends allow; the room is given back after.
+      const auto length = parser.content_length_remaining();
+      const bool widen = length && *length > kWideRead && buffer_.capacity() < kWideRead;
+      if (widen) buffer_.reserve(kWideRead);
       std::tie(ec, n) = co_await http::async_read(stream_, buffer_, parser, kAwait);
+      if (widen) buffer_.shrink_to_fit();
       if (ec) co_return co_await AnswerReadError(ec, header);
     }
     stream_.expires_never();
@@ -843,6 +854,7 @@ class Session {
     auto watch = StartWatch(queue);
     times.last_write = Clock::now();
     bool first_output = false, last_events = false;
+    int probes = 0;  // keep-alives sent since the client closed its side
     while (ok) {
       queue.Drain(batch_);
       for (const auto& update : batch_)
@@ -856,7 +868,18 @@ class Session {
       }
       if (!out.empty()) ok = co_await WriteEvents(pipe, queue, out, times, first_output);
       if (!ok || pipe.finished() || watch->gone) break;
-      if (Clock::now() - times.last_write >= times.keepalive) {
+      // A client whose side of the connection closed has most often gone altogether (an
+      // aborted fetch), which only a write can tell: a closed socket answers the first write
+      // with a reset, and the next write fails. So keep-alives follow at once and then 100,
+      // 200, 400 and 800 ms apart, before the first token too (a long prompt's prefill); a
+      // client that only half-closed reads them as keep-alives.
+      const Clock::time_point next_keepalive =
+          watch->half_closed && probes < kClosedProbes
+              ? (probes == 0 ? Clock::now()
+                             : times.last_write + kFirstProbeGap * (1 << (probes - 1)))
+              : times.last_write + times.keepalive;
+      if (Clock::now() >= next_keepalive) {
+        if (watch->half_closed && probes < kClosedProbes) ++probes;
         pipe.KeepAlive(out);
         Frame(out, framed_);
         out.clear();
@@ -864,7 +887,7 @@ class Session {
         times.last_write = Clock::now();
         continue;
       }
-      co_await Wait(queue, std::min(times.deadline, times.last_write + times.keepalive));
+      co_await Wait(queue, std::min(times.deadline, next_keepalive));
     }
     co_return co_await EndStream(pipe, queue, generation, *watch, end, times, ok);
   }

@@ -246,6 +246,32 @@ describe('crux serve over HTTP', () => {
     }
   });
 
+  // Nothing is written while a long prompt is evaluated (here: 5 s between tokens), so only a
+  // probing write tells a client that closed its socket from one that half-closed.
+  test('a client that disconnects while nothing is being written cancels its generation at once', async () => {
+    const slow = await startServer(['--tokens-per-second', '0.2']);
+    try {
+      const controller = new AbortController();
+      const res = await fetch(`${slow.url}/v1/chat/completions`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, signal: controller.signal,
+        body: JSON.stringify({ model: 'long', stream: true, messages: [{ role: 'user', content: 'x' }] }),
+      });
+      assert.equal(res.status, 200);
+      assert.equal(await metric(slow.url, 'crux_active_generations'), 1);
+      const aborted = Date.now();
+      controller.abort();
+      let active = 1;
+      while (active !== 0 && Date.now() - aborted < 3000) {
+        await sleep(20);
+        active = await metric(slow.url, 'crux_active_generations');
+      }
+      assert.equal(active, 0, 'the generation still runs 3 s after its client left');
+      assert.equal(await metric(slow.url, 'crux_cancelled_total'), 1);
+    } finally {
+      await slow.stop();
+    }
+  });
+
   test('the concurrency limit answers 429 with Retry-After', async () => {
     const limited = await startServer(['--tokens-per-second', '20', '--max-concurrent-requests', '1']);
     try {
