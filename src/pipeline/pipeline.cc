@@ -190,8 +190,8 @@ Status RequestPipeline::PassRequirements(const ProcessorInputs& inputs) {
 }
 
 Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
-    const protocol::ChatRequest& request, const PipelineConfig& config,
-    const protocol::ResponseMeta& meta, const engine::Engine& engine) {
+    protocol::ChatRequest request, const PipelineConfig& config, const protocol::ResponseMeta& meta,
+    const engine::Engine& engine) {
   if (request.tool_choice.mode == protocol::ToolChoiceMode::kNamed &&
       parse::FindTool(request.tools, request.tool_choice.name) == nullptr) {
     std::string declared;
@@ -211,11 +211,11 @@ Expected<std::unique_ptr<RequestPipeline>> RequestPipeline::Create(
   p->engine_ = &engine;
   p->config_ = config;
   p->store_ = config.response_store;
-  p->request_ = request;
+  p->request_ = std::move(request);
   p->meta_ = meta;
   if (Status started = p->StartRound(); !started.ok()) return started.error();
-  p->meta_.prompt_tokens = engine.CountPromptTokens(request.model, p->generate_.prompt);
-  if (request.stream) p->encoder_ = protocol::MakeStreamEncoder(request, p->meta_);
+  p->meta_.prompt_tokens = engine.CountPromptTokens(p->request_.model, p->generate_.prompt);
+  if (p->request_.stream) p->encoder_ = protocol::MakeStreamEncoder(p->request_, p->meta_);
   return p;
 }
 

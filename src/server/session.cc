@@ -651,8 +651,9 @@ class Session {
         co_return co_await WriteError(api, refused->first, refused->second.message());
       }
     }
-    auto created =
-        pipeline::RequestPipeline::Create(request, state_.config.pipeline, meta, *state_.engine);
+    const bool stream = request.stream;
+    auto created = pipeline::RequestPipeline::Create(std::move(request), state_.config.pipeline,
+                                                     meta, *state_.engine);
     if (!created.ok()) co_return co_await WriteError(api, created.error());
     auto& pipe = **created;
     constraint_ = pipe.constraint();
@@ -677,7 +678,7 @@ class Session {
     generation_open_ = true;
     active_queue_ = queue;
     bool keep = false;
-    if (request.stream) {
+    if (stream) {
       keep = co_await Stream(pipe, *queue, generation);
     } else {
       keep = co_await Complete(pipe, *queue, generation, api);

@@ -70,8 +70,9 @@ class RequestPipeline {
  public:
   // Validates the request against the configuration (unknown parser names, the server's or
   // the request's own `reasoning_parser` / `tool_call_parser`; a named tool_choice that is not
-  // declared) and prepares the engine request.
-  static Expected<std::unique_ptr<RequestPipeline>> Create(const protocol::ChatRequest& request,
+  // declared) and prepares the engine request. The pipeline keeps the request: move it in
+  // (a long conversation is then not copied).
+  static Expected<std::unique_ptr<RequestPipeline>> Create(protocol::ChatRequest request,
                                                            const PipelineConfig& config,
                                                            const protocol::ResponseMeta& meta,
                                                            const engine::Engine& engine);
