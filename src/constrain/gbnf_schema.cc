@@ -248,7 +248,7 @@ class GbnfWriter::SchemaRules {
     Ws();
     return comma_;
   }
-  uint8_t TopTypes(NodeId id);
+  uint8_t TopTypes(NodeId id) { return PossibleTypes(ir_, id, top_types_); }
   bool Validates(NodeId id, std::string_view value);
 
   GbnfWriter& w_;
@@ -265,36 +265,6 @@ class GbnfWriter::SchemaRules {
   std::vector<std::tuple<NodeId, uint8_t, std::string>> pending_;
   std::map<NodeId, uint8_t> top_types_;
 };
-
-// The types a node's values can have, as far as its top level says (enum values, type, and
-// the conjuncts it refers to). Memoised; a node met again while it is being computed (a `$ref`
-// cycle) reads as any type, so the answer is never narrower than the truth.
-uint8_t GbnfWriter::SchemaRules::TopTypes(NodeId id) {
-  if (id == kNoNode) return Expand(kTypeAny);
-  if (auto found = top_types_.find(id); found != top_types_.end()) return found->second;
-  top_types_[id] = Expand(kTypeAny);
-  const SchemaNode& node = ir_.node(id);
-  uint8_t types = node.always_false ? 0 : Expand(node.types);
-  if (node.has_enum || node.const_value) {
-    uint8_t values = 0;
-    for (const std::string& value : node.enum_values)
-      values |= TypeOfCanonical(value);
-    if (node.const_value) values = TypeOfCanonical(*node.const_value);
-    types &= Expand(values);
-  }
-  if (node.ref != kNoNode) types &= TopTypes(node.ref);
-  for (const NodeId member : node.all_of)
-    types &= TopTypes(member);
-  for (const auto* list : {&node.any_of, &node.one_of}) {
-    if (list->empty()) continue;
-    uint8_t any = 0;
-    for (const NodeId branch : *list)
-      any |= TopTypes(branch);
-    types &= any;
-  }
-  top_types_[id] = types;
-  return types;
-}
 
 bool GbnfWriter::SchemaRules::HasOwnKeywords(const SchemaNode& node, uint8_t types) const {
   const bool string =

@@ -273,26 +273,6 @@ uint8_t ScalarReadTypes(const parse::ToolParam& param) {
 // The types the values of node `id` can have, as far as its own keywords, its reference and its
 // combinations say; never narrower than the truth (deep nesting reads as any type), with
 // integers counted among numbers.
-uint8_t ValueTypes(const constrain::SchemaIr& ir, constrain::NodeId id, int depth = 0) {
-  if (id == constrain::kNoNode || depth > 16) return constrain::kTypeAny;
-  const constrain::SchemaNode& node = ir.node(id);
-  if (node.always_false) return 0;
-  uint8_t types = node.types == 0 ? static_cast<uint8_t>(constrain::kTypeAny) : node.types;
-  if (node.has_enum || node.const_value) types &= EnumTypes(node);
-  if (node.ref != constrain::kNoNode) types &= ValueTypes(ir, node.ref, depth + 1);
-  for (const constrain::NodeId branch : node.all_of)
-    types &= ValueTypes(ir, branch, depth + 1);
-  for (const auto* branches : {&node.any_of, &node.one_of}) {
-    if (branches->empty()) continue;
-    uint8_t any = 0;
-    for (const constrain::NodeId branch : *branches)
-      any |= ValueTypes(ir, branch, depth + 1);
-    types &= any;
-  }
-  if ((types & constrain::kTypeNumber) != 0) types |= constrain::kTypeInteger;
-  return types;
-}
-
 // The longest name a family's parser reads (parse/tools' kMaxNameLength).
 constexpr size_t kMaxName = 256;
 
@@ -341,6 +321,7 @@ Expected<bool> MakeParams(const parse::CallGrammar& family, const parse::ToolSpe
     value_type = value_type || part.slot == Slot::kValueType;
     is_string = is_string || part.slot == Slot::kIsString;
   }
+  std::map<constrain::NodeId, uint8_t> types;  // PossibleTypes' memo
   for (const constrain::PropertySchema& property : root.properties) {
     Param param;
     param.name = property.name;
@@ -361,7 +342,7 @@ Expected<bool> MakeParams(const parse::CallGrammar& family, const parse::ToolSpe
     const bool required =
         std::find(root.required.begin(), root.required.end(), param.name) != root.required.end();
     if (!param.raw && param.json_types != 0 &&
-        (param.json_types & ValueTypes(*tool.ir, property.schema)) == 0) {
+        (param.json_types & constrain::PossibleTypes(*tool.ir, property.schema, types)) == 0) {
       // No value of this parameter reads back as written: never offered.
       if (!required) continue;
       return Unwritable(spec, param);

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -149,6 +150,13 @@ struct SchemaOptions {
 // not resolve, a `$ref` cycle that never reaches a keyword about the instance), kUnsupported,
 // kLimit (the constants above).
 Expected<SchemaIr> CompileSchema(std::string_view schema_json, const SchemaOptions& options = {});
+
+// The types a value valid against node `id` can have (TypeBits, with kTypeInteger wherever
+// kTypeNumber is, every integer being a number): its `type`, narrowed by the values of its
+// `enum` or `const`, by its `$ref` and `allOf`, and by the union of its `anyOf` branches and
+// of its `oneOf` branches. `memo` keeps the nodes worked out; a node met again while it is
+// being worked out (a recursive `$ref`) counts as any type there.
+uint8_t PossibleTypes(const SchemaIr& ir, NodeId id, std::map<NodeId, uint8_t>& memo);
 
 // Any JSON value (generic JSON mode).
 SchemaIr AnyJsonSchema();
