@@ -1305,10 +1305,10 @@ const grammar::TokenMask* Matcher::State::KeyInsideOf(const grammar::Thread& t,
   start.a = grammar::kNone;
   StepSplitSubtrees(
       *tokens, start, key_levels,
-      [&](grammar::Frame& key, uint8_t byte) {
-        key_pair.frames.back() = key;
+      [&](grammar::Frame& walked, uint8_t byte) {
+        key_pair.frames.back() = walked;
         const bool stays = runtime.StepKeyOnly(key_pair, byte) == 1;
-        key = key_pair.frames.back();
+        walked = key_pair.frames.back();
         return stays;
       },
       [&](uint32_t token, const grammar::Frame&) { SetBit(words, token); });
