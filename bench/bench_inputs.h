@@ -1,24 +1,17 @@
-// Inputs the benchmarks share: where llama.cpp's tree is, and the long conversation an agent
-// resends every turn (bench/engine/compare.mjs sends the same one to `crux serve`).
+// Inputs the benchmarks share: where llama.cpp's tree is (tests/support), and the long
+// conversation an agent resends every turn (bench/engine/compare.mjs sends the same one to `crux
+// serve`).
 #pragma once
 
 #include <cstddef>
-#include <cstdlib>
-#include <filesystem>
 #include <string>
 #include <vector>
 
+#include "support/llama_cpp_dir.h"
+
 namespace crux::bench {
 
-// The llama.cpp tree (models/ holds the vocabularies and templates): $CRUX_LLAMA_CPP_DIR, else
-// the cache directory scripts/fetch-llama-cpp.sh fills.
-inline std::filesystem::path LlamaCppDir() {
-  if (const char* dir = std::getenv("CRUX_LLAMA_CPP_DIR"); dir && *dir) return dir;
-  if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache && *cache)
-    return std::filesystem::path(cache) / "crux" / "llama.cpp";
-  const char* home = std::getenv("HOME");
-  return std::filesystem::path(home ? home : "/nonexistent") / ".cache" / "crux" / "llama.cpp";
-}
+using test_support::LlamaCppDir;
 
 // The text of the conversation's i-th question and answer, about 1 KB each.
 inline std::string Question(int i) {

@@ -23,11 +23,6 @@ namespace {
 
 constexpr uint8_t kNumeric = kTypeInteger | kTypeNumber;
 
-// A number type admits integers: the set of types `types` stands for.
-uint8_t Expand(uint8_t types) {
-  return (types & kTypeNumber) != 0 ? static_cast<uint8_t>(types | kTypeInteger) : types;
-}
-
 std::string_view FormatName(StringFormat format) {
   switch (format) {
     case StringFormat::kDate:
@@ -190,7 +185,7 @@ class GbnfWriter::SchemaRules {
   std::string Value(NodeId id, uint8_t types) {
     if (id == kNoNode) return w_.AddJsonValue(options_);
     const uint8_t top = TopTypes(id);
-    types = Expand(types) & top;
+    types = WithIntegers(types) & top;
     if (types == 0) return w_.Never();
     auto [it, added] = names_.try_emplace({id, types});
     if (added) {
@@ -287,7 +282,7 @@ std::string GbnfWriter::SchemaRules::Body(NodeId id, uint8_t types) {
   const SchemaNode& node = ir_.node(id);
   if (node.always_false) return w_.Never();
   if (node.has_enum || node.const_value) return EnumBody(id, types);
-  types &= Expand(node.types);
+  types &= WithIntegers(node.types);
   std::vector<Conjunct> conjuncts;
   if (node.ref != kNoNode) conjuncts.push_back({"$ref", node.ref});
   for (const NodeId member : node.all_of)

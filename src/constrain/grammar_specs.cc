@@ -138,11 +138,6 @@ std::string KeyOf(const std::vector<NodeId>& nodes) {
   return std::string(reinterpret_cast<const char*>(nodes.data()), nodes.size() * sizeof(NodeId));
 }
 
-// Number types: a `number` node admits integers, so the integer bit is part of it.
-uint8_t NormalTypes(uint8_t types) {
-  return (types & kTypeNumber) != 0 ? static_cast<uint8_t>(types | kTypeInteger) : types;
-}
-
 // Canonical JSON text `json` with its keywords outside strings spelled as Python's (True,
 // False, None).
 std::string PythonSpelling(std::string_view json) {
@@ -435,7 +430,7 @@ bool Builder::Satisfiable(const Conj& conj) const {
   for (NodeId id : conj) {
     const SchemaNode& node = ir_.node(id);
     if (node.always_false) return false;
-    types &= NormalTypes(node.types);
+    types &= WithIntegers(node.types);
   }
   return types != 0;
 }
@@ -505,7 +500,7 @@ Expected<SpecId> Builder::Spec(const Conj& flat) {
   specs_.values.emplace_back();
   ValueSpec spec;
   for (NodeId node : flat)
-    spec.types &= NormalTypes(ir_.node(node).types);
+    spec.types &= WithIntegers(ir_.node(node).types);
   for (NodeId node : flat) {
     const SchemaNode& n = ir_.node(node);
     if (n.one_of.size() > 1 && !one_of_reported_[node]) {
@@ -513,7 +508,7 @@ Expected<SpecId> Builder::Spec(const Conj& flat) {
       uint8_t seen = 0;
       bool disjoint = true;
       for (NodeId branch : n.one_of) {
-        const uint8_t types = NormalTypes(ir_.node(branch).types);
+        const uint8_t types = WithIntegers(ir_.node(branch).types);
         if ((seen & types) != 0) disjoint = false;
         seen |= types;
       }

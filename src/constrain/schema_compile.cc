@@ -790,20 +790,17 @@ Expected<SchemaIr> CompileSchema(std::string_view schema_json, const SchemaOptio
 }
 
 uint8_t PossibleTypes(const SchemaIr& ir, NodeId id, std::map<NodeId, uint8_t>& memo) {
-  const auto with_integers = [](uint8_t types) {
-    return (types & kTypeNumber) != 0 ? static_cast<uint8_t>(types | kTypeInteger) : types;
-  };
   if (id == kNoNode) return kTypeAny;
   if (auto found = memo.find(id); found != memo.end()) return found->second;
   memo[id] = kTypeAny;
   const SchemaNode& node = ir.node(id);
-  uint8_t types = node.always_false ? 0 : with_integers(node.types);
+  uint8_t types = node.always_false ? 0 : WithIntegers(node.types);
   if (node.has_enum || node.const_value) {
     uint8_t values = 0;
     for (const std::string& value : node.enum_values)
       values |= TypeOfCanonical(value);
     if (node.const_value) values = TypeOfCanonical(*node.const_value);
-    types &= with_integers(values);
+    types &= WithIntegers(values);
   }
   if (node.ref != kNoNode) types &= PossibleTypes(ir, node.ref, memo);
   for (const NodeId member : node.all_of)

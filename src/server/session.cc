@@ -7,6 +7,7 @@
 #include <malloc.h>
 #include <spdlog/spdlog.h>
 
+#include <array>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -39,9 +40,11 @@ using RequestHeader = http::request_header<>;
 constexpr auto kAwait = net::as_tuple(net::use_awaitable);
 constexpr size_t kHeaderLimit = 64 * 1024;
 constexpr size_t kWideRead = 64 * 1024;  // the read size for a long request body
-// Keep-alives that tell a client gone from one that half-closed (see Stream).
-constexpr int kClosedProbes = 5;
-constexpr std::chrono::milliseconds kFirstProbeGap{100};
+// After a client closes its side: the gaps before each keep-alive that tells a client gone
+// from one that only half-closed (see Stream).
+constexpr std::array<std::chrono::milliseconds, 5> kClosedProbeGaps{
+    std::chrono::milliseconds(0), std::chrono::milliseconds(100), std::chrono::milliseconds(200),
+    std::chrono::milliseconds(400), std::chrono::milliseconds(800)};
 // Seconds a stream's last events (after its generation ended) may take to be written.
 constexpr double kLastEventsGraceSeconds = 2;
 
@@ -855,7 +858,7 @@ class Session {
     auto watch = StartWatch(queue);
     times.last_write = Clock::now();
     bool first_output = false, last_events = false;
-    int probes = 0;  // keep-alives sent since the client closed its side
+    size_t probes = 0;  // keep-alives sent since the client closed its side
     while (ok) {
       queue.Drain(batch_);
       for (const auto& update : batch_)
@@ -874,13 +877,12 @@ class Session {
       // with a reset, and the next write fails. So keep-alives follow at once and then 100,
       // 200, 400 and 800 ms apart, before the first token too (a long prompt's prefill); a
       // client that only half-closed reads them as keep-alives.
+      const bool probing = watch->half_closed && probes < kClosedProbeGaps.size();
       const Clock::time_point next_keepalive =
-          watch->half_closed && probes < kClosedProbes
-              ? (probes == 0 ? Clock::now()
-                             : times.last_write + kFirstProbeGap * (1 << (probes - 1)))
-              : times.last_write + times.keepalive;
+          times.last_write +
+          (probing ? Clock::duration(kClosedProbeGaps[probes]) : times.keepalive);
       if (Clock::now() >= next_keepalive) {
-        if (watch->half_closed && probes < kClosedProbes) ++probes;
+        if (probing) ++probes;
         pipe.KeepAlive(out);
         Frame(out, framed_);
         out.clear();

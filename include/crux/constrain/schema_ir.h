@@ -42,6 +42,11 @@ enum TypeBits : uint8_t {
   kTypeAny = 127,
 };
 
+// `types` with kTypeInteger wherever kTypeNumber is: every integer is a number.
+constexpr uint8_t WithIntegers(uint8_t types) {
+  return (types & kTypeNumber) != 0 ? static_cast<uint8_t>(types | kTypeInteger) : types;
+}
+
 // The `format`s that are enforced; any other format is listed in SchemaIr::not_enforced.
 enum class StringFormat : uint8_t {
   kNone,

@@ -14,17 +14,11 @@
 #include <vector>
 
 #include "crux/constrain/vocab.h"
+#include "support/llama_cpp_dir.h"
 
 namespace crux::constrain::test_data {
 
-// The llama.cpp tree: $CRUX_LLAMA_CPP_DIR, else the fetch script's cache directory.
-inline std::filesystem::path LlamaCppDir() {
-  if (const char* dir = std::getenv("CRUX_LLAMA_CPP_DIR"); dir && *dir) return dir;
-  if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache && *cache)
-    return std::filesystem::path(cache) / "crux" / "llama.cpp";
-  const char* home = std::getenv("HOME");
-  return std::filesystem::path(home ? home : "/nonexistent") / ".cache" / "crux" / "llama.cpp";
-}
+using test_support::LlamaCppDir;
 
 // Llama 3's vocabulary (128,256 tokens), loaded once per test binary; null when absent.
 inline std::shared_ptr<const Vocabulary> Llama3Vocabulary() {
