@@ -203,6 +203,7 @@ struct Matcher::State {
   struct StringLevel;
   int StepLevel(StringLevel& level, uint8_t byte, grammar::Frame& frame, const ByteDfa* dfa,
                 const uint32_t* to_accept);
+  int StepLevelLexer(StringLevel& level, uint8_t byte, grammar::Frame& frame);
   bool FastThread(size_t index, std::span<uint32_t> mask);
   void FastString(const grammar::Thread& thread, std::span<uint32_t> mask,
                   const grammar::StringClass* cls = nullptr);
@@ -214,6 +215,10 @@ struct Matcher::State {
   template <typename Level, typename StepByte, typename OnToken>
   void StepSplitSubtrees(const grammar::SplitTokens& tokens, const Level& start,
                          std::vector<Level>& by_depth, StepByte step, OnToken on_token);
+  template <typename Level, typename StepByte, typename OnToken>
+  void StepClassTrie(const grammar::ClassTrie& classes, const Level& start,
+                     std::vector<Level>& by_class, std::vector<Level>& by_depth, StepByte step,
+                     OnToken on_token);
   bool BoundedInside(const grammar::Frame& top, const StringInside& inside, uint64_t left,
                      std::span<uint32_t> mask);
   bool SafeTokensWithin(const grammar::Frame& top, const StringInside& inside, uint64_t left,
@@ -301,6 +306,7 @@ struct Matcher::State {
     bool escaped;
   };
   std::vector<NeedLevel> need_levels;
+  std::vector<NeedLevel> need_class_levels;               // per depth of a ClassTrie
   std::vector<std::pair<uint32_t, uint32_t>> need_pairs;  // (need, token) of MakeStringInside
   std::vector<uint32_t> inside_words;                     // BoundedInside's stepped tokens that fit
   // SafeTokensWithin's safe tokens that surely fit, and those that may.
@@ -771,20 +777,14 @@ bool Matcher::State::QuoteFromClass(const ThreadSet& start, std::span<uint32_t> 
 // subtrees below a closing quote with the whole state after the string.
 // One byte for the string of a FrameStringWalk: 1 taken, 0 refused, 2 the closing quote.
 // Raw UTF-8 text takes the inline path; escapes and the quote go through the recogniser.
-int Matcher::State::StepLevel(StringLevel& level, uint8_t byte, grammar::Frame& frame,
-                              const ByteDfa* dfa, const uint32_t* to_accept) {
-  const uint64_t max_length = grammar.specs.values[frame.spec].string.max_length;
+inline int Matcher::State::StepLevel(StringLevel& level, uint8_t byte, grammar::Frame& frame,
+                                     const ByteDfa* dfa, const uint32_t* to_accept) {
   const bool plain =
       level.lexer == grammar::kLexNormal && byte >= 0x20 && byte != '"' && byte != '\\';
   if (!plain && (level.lexer < grammar::kLexCont1 || level.lexer >= grammar::kLexEscape)) {
-    frame.a = level.dfa;
-    frame.b = level.lexer;
-    frame.c = level.code;
-    frame.count = level.count;
-    const int taken = runtime.StepStringOnly(frame, byte);
-    level = {frame.a, frame.b, frame.c, frame.count};
-    return taken;
+    return StepLevelLexer(level, byte, frame);
   }
+  const uint64_t max_length = grammar.specs.values[frame.spec].string.max_length;
   bool lead = false;
   if (level.lexer != grammar::kLexNormal) {
     if (!grammar::ContinuationState(level.lexer, byte)) return 0;
@@ -1239,6 +1239,17 @@ void Matcher::State::CheckedClosings(const grammar::Thread& t, std::span<uint32_
   });
 }
 
+// StepLevel's bytes that the recogniser's lexer takes: escapes and the quote.
+int Matcher::State::StepLevelLexer(StringLevel& level, uint8_t byte, grammar::Frame& frame) {
+  frame.a = level.dfa;
+  frame.b = level.lexer;
+  frame.c = level.code;
+  frame.count = level.count;
+  const int taken = runtime.StepStringOnly(frame, byte);
+  level = {frame.a, frame.b, frame.c, frame.count};
+  return taken;
+}
+
 // The tokens through the byte split of automaton `dfa` in `state`, computed on first use and
 // kept with the grammar.
 std::shared_ptr<const grammar::SplitTokens> Matcher::State::SplitTokensOf(uint32_t dfa,
@@ -1503,30 +1514,54 @@ std::shared_ptr<StringInside> Matcher::State::MakeStringInside(
   const uint32_t dfa = grammar.specs.values[top.spec].string.dfa;
   const ByteDfa* automaton = &grammar.specs.dfas[dfa];
   const uint32_t* to_accept = grammar.specs.dfa_min_to_accept[dfa].data();
-  if (need_levels.size() < grammar.index->trie.max_depth + 1) {
-    need_levels.resize(grammar.index->trie.max_depth + 1);
-  }
+  const size_t depths = grammar.index->trie.max_depth + 1;
+  if (need_levels.size() < depths) need_levels.resize(depths);
+  if (need_class_levels.size() < depths) need_class_levels.resize(depths);
   need_pairs.clear();
   grammar::Frame frame = top;
-  StepSplitSubtrees(
-      *tokens, NeedLevel{{top.a, top.b, top.c, 0}, 0, false}, need_levels,
-      [&](NeedLevel& at, uint8_t byte) {
-        const StringLevel& level = at.level;
-        at.escaped =
-            at.escaped ||
-            ((level.lexer < grammar::kLexCont1 || level.lexer >= grammar::kLexEscape) &&
-             !(level.lexer == grammar::kLexNormal && byte >= 0x20 && byte != '"' && byte != '\\'));
-        if (StepLevel(at.level, byte, frame, automaton, to_accept) != 1) return false;
-        at.need = std::max(at.need, at.level.count + to_accept[at.level.dfa]);
-        return true;
-      },
-      [&](uint32_t token, const NeedLevel& at) {
-        if (at.escaped) {
-          made->escaped.push_back(token);
-        } else {
-          need_pairs.emplace_back(at.need, token);
-        }
-      });
+  auto step = [&](NeedLevel& at, uint8_t byte) {
+    const StringLevel& level = at.level;
+    at.escaped =
+        at.escaped ||
+        ((level.lexer < grammar::kLexCont1 || level.lexer >= grammar::kLexEscape) &&
+         !(level.lexer == grammar::kLexNormal && byte >= 0x20 && byte != '"' && byte != '\\'));
+    if (StepLevel(at.level, byte, frame, automaton, to_accept) != 1) return false;
+    at.need = std::max(at.need, at.level.count + to_accept[at.level.dfa]);
+    return true;
+  };
+  auto on_token = [&](uint32_t token, const NeedLevel& at) {
+    if (at.escaped) {
+      made->escaped.push_back(token);
+    } else {
+      need_pairs.emplace_back(at.need, token);
+    }
+  };
+  const NeedLevel start{{top.a, top.b, top.c, 0}, 0, false};
+  // From the lexer's plain state, bytes of one class of the automaton step alike (StepLevel
+  // looks at a byte's UTF-8 range, which the classes respect, and at the automaton's class),
+  // except the bytes the lexer treats apart.
+  std::shared_ptr<const grammar::ClassTrie> classes;
+  if (top.b == grammar::kLexNormal) {
+    std::array<uint8_t, 256> partition{};
+    std::array<uint8_t, 256> renumbered{};
+    renumbered.fill(grammar::ClassTrie::kLexerByte);
+    uint8_t next = 0;
+    for (size_t byte = 0; byte < 256; ++byte) {
+      if (byte < 0x20 || byte == '"' || byte == '\\') {
+        partition[byte] = grammar::ClassTrie::kLexerByte;
+        continue;
+      }
+      uint8_t& number = renumbered[automaton->ClassOf(static_cast<uint8_t>(byte))];
+      if (number == grammar::ClassTrie::kLexerByte) number = next++;
+      partition[byte] = number;
+    }
+    classes = tokens->ClassesFor(grammar.index->trie, partition);
+  }
+  if (classes != nullptr) {
+    StepClassTrie(*classes, start, need_class_levels, need_levels, step, on_token);
+  } else {
+    StepSplitSubtrees(*tokens, start, need_levels, step, on_token);
+  }
   FinishStringInside(*made, dfa, top.a, std::move(tokens));
   return made;
 }
@@ -1567,15 +1602,14 @@ void Matcher::State::FinishStringInside(StringInside& made, uint32_t dfa, uint32
   // The states the safe bytes reach from `state`, and what each still needs.
   const ByteDfa& automaton = grammar.specs.dfas[dfa];
   const std::vector<uint32_t>& to_accept = grammar.specs.dfa_min_to_accept[dfa];
-  const grammar::ByteSplit split =
-      grammar::SplitBytes(automaton, grammar.specs.dfa_reach[dfa], state);
+  const grammar::ByteSet& safe = tokens->safe;
   std::vector<uint32_t> reached{state};
   std::vector<uint8_t> seen(automaton.state_count(), 0);
   seen[state] = 1;
   made.safe_need_low = made.safe_need_high = to_accept[state];
   for (size_t head = 0; head < reached.size(); ++head) {
     for (int byte = 0x20; byte < 256; ++byte) {
-      if (!split.safe.Has(static_cast<uint8_t>(byte)) || byte == '"' || byte == '\\') continue;
+      if (!safe.Has(static_cast<uint8_t>(byte)) || byte == '"' || byte == '\\') continue;
       const uint32_t to = automaton.Step(reached[head], static_cast<uint8_t>(byte));
       if (to == kDeadState || seen[to] != 0) continue;
       seen[to] = 1;
@@ -1603,6 +1637,32 @@ void Matcher::State::StepSplitSubtrees(const grammar::SplitTokens& tokens, const
       alive = step(level, static_cast<uint8_t>(tokens.stepped_paths[p]));
     }
     if (alive) StepSubtree(tokens.stepped_roots[k], level, by_depth, step, on_token);
+  }
+}
+
+// The tokens of a ClassTrie, each node's byte through `step` from `start` (a level per depth
+// kept in `by_class`), and below each node its raw subtrees byte by byte (`by_depth`):
+// on_token for each token whose bytes all step.
+template <typename Level, typename StepByte, typename OnToken>
+void Matcher::State::StepClassTrie(const grammar::ClassTrie& classes, const Level& start,
+                                   std::vector<Level>& by_class, std::vector<Level>& by_depth,
+                                   StepByte step, OnToken on_token) {
+  by_class[0] = start;
+  for (uint32_t r = classes.raw_begin[0]; r < classes.raw_begin[1]; ++r)
+    StepSubtree(classes.raw[r], start, by_depth, step, on_token);
+  for (size_t i = 1; i < classes.size();) {
+    const size_t depth = classes.depth[i];
+    Level level = by_class[depth - 1];
+    if (!step(level, classes.byte[i])) {
+      i = classes.skip[i];
+      continue;
+    }
+    for (uint32_t v = classes.begin[i]; v < classes.begin[i + 1]; ++v)
+      on_token(classes.values[v], level);
+    for (uint32_t r = classes.raw_begin[i]; r < classes.raw_begin[i + 1]; ++r)
+      StepSubtree(classes.raw[r], level, by_depth, step, on_token);
+    by_class[depth] = level;
+    ++i;
   }
 }
 

@@ -2,6 +2,7 @@
 #include "token_index.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <mutex>
@@ -386,6 +387,8 @@ std::shared_ptr<const SplitTokens> VocabIndex::SplitTokensFor(const ByteSet& saf
   text.words[0] &= ~(uint64_t{0xFFFFFFFF} | uint64_t{1} << '"');
   text.words[1] &= ~(uint64_t{1} << ('\\' - 64));
   auto tokens = std::make_shared<SplitTokens>();
+  tokens->safe = safe;
+  tokens->kill = kill;
   tokens->safe_only.assign(vocabulary->mask_words(), 0);
   // Down the trie (every non-special token) through safe bytes only: the tokens ending on
   // the way are safe; below the first other byte, a whole subtree is refused (that byte
@@ -415,6 +418,167 @@ std::shared_ptr<const SplitTokens> VocabIndex::SplitTokensFor(const ByteSet& saf
   std::lock_guard<std::mutex> lock(split_mutex_);
   if (split_sets_.size() < kMaxSplitTokenSets) split_sets_.push_back({key, tokens});
   return tokens;
+}
+
+namespace {
+std::atomic<size_t> kept_class_trie_bytes{0};  // over every SplitTokens of the process
+}  // namespace
+
+SplitTokens::~SplitTokens() {
+  for (const auto& [partition, kept] : class_tries_) {
+    if (kept != nullptr) kept_class_trie_bytes -= kept->memory_bytes();
+  }
+}
+
+std::shared_ptr<const ClassTrie> SplitTokens::ClassesFor(
+    const FlatTrie& trie, const std::array<uint8_t, 256>& classes) const {
+  {
+    std::lock_guard<std::mutex> lock(class_mutex_);
+    for (const auto& [partition, built] : class_tries_) {
+      if (partition == classes) return built;
+    }
+  }
+  auto built = ClassTrie::Build(trie, *this, classes);
+  std::lock_guard<std::mutex> lock(class_mutex_);
+  for (const auto& [partition, kept] : class_tries_) {
+    if (partition == classes) return kept;
+  }
+  const size_t bytes = built == nullptr ? 0 : built->memory_bytes();
+  if (class_tries_.size() < kMaxClassTries &&
+      kept_class_trie_bytes + bytes <= kMaxKeptClassTrieBytes) {
+    kept_class_trie_bytes += bytes;
+    class_tries_.emplace_back(classes, built);
+  }
+  return built;
+}
+
+size_t ClassTrie::memory_bytes() const {
+  return byte.size() * (1 + 2 + 4 + 4 + 4) + values.size() * 4 + raw.size() * 4;
+}
+
+namespace {
+
+// A ClassTrie as it is merged: each node's children in a list (first_child, next_sibling).
+struct ClassTree {
+  static constexpr size_t kMaxNodes = size_t{1} << 20;
+  explicit ClassTree(const std::array<uint8_t, 256>& partition) : classes(partition) {}
+  const std::array<uint8_t, 256>& classes;
+  std::vector<uint32_t> first_child{kNone};
+  std::vector<uint32_t> next_sibling{kNone};
+  std::vector<uint32_t> parent{kNone};
+  std::vector<uint8_t> byte_of{0};
+  std::vector<std::pair<uint32_t, uint32_t>> ends;  // (node, token)
+  std::vector<std::pair<uint32_t, uint32_t>> raws;  // (node, FlatTrie node)
+  size_t merged = 0;                                // byte steps the merged nodes stand for
+
+  // The child of `node` for `byte`'s class, made when missing; kNone past kMaxNodes.
+  uint32_t Descend(uint32_t node, uint8_t byte) {
+    const uint8_t cls = classes[byte];
+    for (uint32_t c = first_child[node]; c != kNone; c = next_sibling[c]) {
+      if (classes[byte_of[c]] == cls) return c;
+    }
+    if (byte_of.size() >= kMaxNodes) return kNone;
+    const auto made = static_cast<uint32_t>(byte_of.size());
+    byte_of.push_back(byte);
+    parent.push_back(node);
+    first_child.push_back(kNone);
+    next_sibling.push_back(first_child[node]);
+    first_child[node] = made;
+    return made;
+  }
+
+  // Merges every stepped path and subtree; false when a path holds a lexer byte or the tree
+  // grows past kMaxNodes.
+  bool Merge(const FlatTrie& trie, const SplitTokens& tokens) {
+    ends.reserve(trie.values.size());
+    std::vector<uint32_t> at_depth(trie.max_depth + 1, 0);
+    for (size_t k = 0; k < tokens.stepped_roots.size(); ++k) {
+      uint32_t node = 0;
+      for (uint32_t p = tokens.stepped_path_begin[k]; p < tokens.stepped_path_begin[k + 1]; ++p) {
+        const auto byte = static_cast<uint8_t>(tokens.stepped_paths[p]);
+        if (classes[byte] == ClassTrie::kLexerByte) return false;
+        node = Descend(node, byte);
+        if (node == kNone) return false;
+        ++merged;
+      }
+      const uint32_t root = tokens.stepped_roots[k];
+      at_depth[trie.depth[root] - 1u] = node;
+      for (size_t i = root; i < trie.skip[root];) {
+        const size_t depth = trie.depth[i];
+        const uint32_t above = at_depth[depth - 1];
+        const uint8_t byte = trie.byte[i];
+        if (classes[byte] == ClassTrie::kLexerByte) {
+          raws.emplace_back(above, static_cast<uint32_t>(i));
+          i = trie.skip[i];
+          continue;
+        }
+        const uint32_t made = Descend(above, byte);
+        if (made == kNone) return false;
+        ++merged;
+        for (uint32_t v = trie.begin[i]; v < trie.begin[i + 1]; ++v)
+          ends.emplace_back(made, trie.values[v]);
+        at_depth[depth] = made;
+        ++i;
+      }
+    }
+    return true;
+  }
+
+  // The flat trie, in depth-first order: a node's subtree size gives its skip, and children
+  // come after their parents.
+  std::shared_ptr<ClassTrie> Flatten() const {
+    const size_t n = byte_of.size();
+    std::vector<uint32_t> subtree(n, 1);
+    for (size_t i = n - 1; i > 0; --i)
+      subtree[parent[i]] += subtree[i];
+    auto out = std::make_shared<ClassTrie>();
+    out->byte.resize(n);
+    out->depth.resize(n);
+    out->skip.resize(n);
+    std::vector<uint32_t> order(n, 0);  // merged node -> flat index
+    std::vector<uint32_t> stack{0};
+    uint32_t next = 0;
+    while (!stack.empty()) {
+      const uint32_t node = stack.back();
+      stack.pop_back();
+      const uint32_t at = next++;
+      order[node] = at;
+      out->byte[at] = byte_of[node];
+      out->depth[at] = node == 0 ? 0 : static_cast<uint16_t>(out->depth[order[parent[node]]] + 1);
+      out->skip[at] = at + subtree[node];
+      for (uint32_t c = first_child[node]; c != kNone; c = next_sibling[c])
+        stack.push_back(c);
+    }
+    Group(ends, order, out->begin, out->values);
+    Group(raws, order, out->raw_begin, out->raw);
+    return out;
+  }
+
+  // (node, value) items grouped by flat node, a counting sort.
+  static void Group(const std::vector<std::pair<uint32_t, uint32_t>>& items,
+                    const std::vector<uint32_t>& order, std::vector<uint32_t>& starts,
+                    std::vector<uint32_t>& values) {
+    const size_t n = order.size();
+    starts.assign(n + 1, 0);
+    for (const auto& item : items)
+      ++starts[order[item.first] + 1];
+    for (size_t i = 0; i < n; ++i)
+      starts[i + 1] += starts[i];
+    std::vector<uint32_t> fill(starts.begin(), starts.end() - 1);
+    values.resize(items.size());
+    for (const auto& [node, value] : items)
+      values[fill[order[node]]++] = value;
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const ClassTrie> ClassTrie::Build(const FlatTrie& trie, const SplitTokens& tokens,
+                                                  const std::array<uint8_t, 256>& classes) {
+  ClassTree tree(classes);
+  if (!tree.Merge(trie, tokens)) return nullptr;
+  if ((tree.byte_of.size() - 1) * 2 > tree.merged) return nullptr;  // merging saves too little
+  return tree.Flatten();
 }
 
 std::shared_ptr<const VocabIndex> IndexFor(const std::shared_ptr<const Vocabulary>& vocabulary) {

@@ -162,12 +162,57 @@ inline constexpr uint32_t kNumberPhases = 9;  // kNumStart .. kNumExp
 // subtrees of the vocabulary's trie, root node stepped_roots[k] reached through the safe bytes
 // stepped_paths[stepped_path_begin[k] .. stepped_path_begin[k + 1]), so that tokens sharing a
 // beginning are stepped through it once. The rest are refused, or close the string.
+struct ClassTrie;
 struct SplitTokens {
+  ByteSet safe;  // the split these tokens are for
+  ByteSet kill;
   std::vector<uint32_t> safe_only;
   size_t safe_count = 0;  // tokens in safe_only
   std::vector<uint32_t> stepped_roots;
   std::string stepped_paths;
   std::vector<uint32_t> stepped_path_begin;  // stepped_roots.size() + 1 entries
+  SplitTokens() = default;
+  SplitTokens(const SplitTokens&) = delete;
+  SplitTokens& operator=(const SplitTokens&) = delete;
+  ~SplitTokens();
+  // The stepped tokens merged by `classes` (see ClassTrie), built on first use and kept for a
+  // few partitions (within kMaxKeptClassTrieBytes for the process); null when merging saves
+  // too little.
+  std::shared_ptr<const ClassTrie> ClassesFor(const FlatTrie& trie,
+                                              const std::array<uint8_t, 256>& classes) const;
+  static constexpr size_t kMaxKeptClassTrieBytes = size_t{64} << 20;
+
+ private:
+  static constexpr size_t kMaxClassTries = 4;
+  mutable std::mutex class_mutex_;
+  mutable std::vector<std::pair<std::array<uint8_t, 256>, std::shared_ptr<const ClassTrie>>>
+      class_tries_;
+};
+
+// The stepped tokens of a SplitTokens (paths and subtrees) as a trie over byte classes: bytes
+// of one class (classes[byte], or kLexerByte for the bytes the string lexer treats apart:
+// controls, the quote and the backslash) are stepped alike by an automaton whose classes the
+// partition refines, from the lexer's plain state through UTF-8 text. So tokens whose bytes
+// fall in the same classes, one by one, are stepped once, by one representative byte per node:
+// for a pattern over words and blanks, Llama 3's 67,000 stepped tokens share a few thousand
+// nodes. Flat in depth-first order like FlatTrie; node 0 is the root (depth 0, no byte). Below
+// node i, the byte-trie subtrees raw[raw_begin[i] .. raw_begin[i + 1]) start with a lexer byte
+// and are stepped byte by byte.
+struct ClassTrie {
+  static constexpr uint8_t kLexerByte = 0xFF;
+  std::vector<uint8_t> byte;  // a byte of the node's class
+  std::vector<uint16_t> depth;
+  std::vector<uint32_t> skip;
+  std::vector<uint32_t> begin;  // tokens ending at node i: values[begin[i] .. begin[i + 1])
+  std::vector<uint32_t> values;
+  std::vector<uint32_t> raw_begin;  // size() + 1 entries
+  std::vector<uint32_t> raw;        // FlatTrie nodes
+  size_t size() const { return byte.size(); }
+  size_t memory_bytes() const;
+  // Null when the merged trie would keep more than half of the nodes it merges, or grow past
+  // the build's bounds.
+  static std::shared_ptr<const ClassTrie> Build(const FlatTrie& trie, const SplitTokens& tokens,
+                                                const std::array<uint8_t, 256>& classes);
 };
 
 struct VocabIndex {

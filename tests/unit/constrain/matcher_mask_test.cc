@@ -223,6 +223,11 @@ TEST(GrammarMask, BoundedPatternStringsEqualBruteForceOnLlama3) {
        "\"\xc3\xa9 a \xc3\xa9\xc3\xa9 b\""},
       // Letters in pairs: the safe bytes reach states that need 0 or 1 more code point.
       {R"({"type":"string","pattern":"^([a-z][a-z])*$","maxLength":7})", R"("abcdef")"},
+      // Word counts with no length bound: the stepped tokens are merged by byte class, and
+      // Unicode blanks (U+00A0, U+3000), CJK text, escapes and an escaped quote are stepped.
+      {R"({"type":"string","pattern":"^(?:\\S+\\s+){0,6}\\S+$"})",
+       "\"a\xc2\xa0"
+       "b\xe3\x80\x80\xe4\xbd\xa0\xe5\xa5\xbd c\\td \\\"e\\\" f\""},
   };
   size_t states = 0;
   for (const auto& [schema, text] : cases)
