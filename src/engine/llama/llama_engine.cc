@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 
+#include "crux/base/common_prefix.h"
 #include "crux/base/utf8.h"
 #include "crux/constrain/vocab.h"
 #include "crux/engine/prompt_tokenizer.h"
@@ -319,12 +320,7 @@ void LlamaEngine::Assign() {
     size_t best_common = 0;
     for (Slot& s : slots_) {
       if (s.job) continue;
-      const size_t n = std::min(s.cache.size(), job->prompt.size());
-      const size_t common = static_cast<size_t>(
-          std::mismatch(s.cache.begin(), s.cache.begin() + static_cast<ptrdiff_t>(n),
-                        job->prompt.begin())
-              .first -
-          s.cache.begin());
+      const size_t common = CommonPrefixLength<int32_t>(s.cache, job->prompt);
       if (best == nullptr || common > best_common ||
           (common == best_common && s.released < best->released)) {
         best = &s;

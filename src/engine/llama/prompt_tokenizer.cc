@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "chunk_tokenizer.h"
+#include "crux/base/common_prefix.h"
 #include "llama.h"
 
 namespace crux::engine {
@@ -22,12 +23,6 @@ std::string Piece(const llama_vocab* vocab, llama_token token) {
   n = llama_token_to_piece(vocab, token, big.data(), static_cast<int32_t>(big.size()), 0, true);
   big.resize(static_cast<size_t>(std::max(n, 0)));
   return big;
-}
-
-size_t CommonPrefix(std::string_view a, std::string_view b) {
-  const size_t n = std::min(a.size(), b.size());
-  return static_cast<size_t>(
-      std::mismatch(a.begin(), a.begin() + static_cast<ptrdiff_t>(n), b.begin()).first - a.begin());
 }
 
 }  // namespace
@@ -85,7 +80,7 @@ PromptTokenizer::Result PromptTokenizer::Tokenize(std::string_view text) {
     auto best = entries_.end();
     size_t best_common = 0;
     for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-      const size_t common = CommonPrefix(it->text, text);
+      const size_t common = CommonPrefixLength(it->text, text);
       if (best == entries_.end() || common > best_common) {
         best = it;
         best_common = common;
