@@ -1519,7 +1519,9 @@ std::shared_ptr<StringInside> Matcher::State::MakeStringInside(
   if (need_class_levels.size() < depths) need_class_levels.resize(depths);
   need_pairs.clear();
   grammar::Frame frame = top;
+  size_t steps = 0;
   auto step = [&](NeedLevel& at, uint8_t byte) {
+    ++steps;
     const StringLevel& level = at.level;
     at.escaped =
         at.escaped ||
@@ -1541,8 +1543,8 @@ std::shared_ptr<StringInside> Matcher::State::MakeStringInside(
   // looks at a byte's UTF-8 range, which the classes respect, and at the automaton's class),
   // except the bytes the lexer treats apart.
   std::shared_ptr<const grammar::ClassTrie> classes;
+  std::array<uint8_t, 256> partition{};
   if (top.b == grammar::kLexNormal) {
-    std::array<uint8_t, 256> partition{};
     std::array<uint8_t, 256> renumbered{};
     renumbered.fill(grammar::ClassTrie::kLexerByte);
     uint8_t next = 0;
@@ -1561,6 +1563,7 @@ std::shared_ptr<StringInside> Matcher::State::MakeStringInside(
     StepClassTrie(*classes, start, need_class_levels, need_levels, step, on_token);
   } else {
     StepSplitSubtrees(*tokens, start, need_levels, step, on_token);
+    if (top.b == grammar::kLexNormal) tokens->NoteWalk(partition, steps);
   }
   FinishStringInside(*made, dfa, top.a, std::move(tokens));
   return made;

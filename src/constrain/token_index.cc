@@ -411,6 +411,7 @@ std::shared_ptr<const SplitTokens> VocabIndex::SplitTokensFor(const ByteSet& saf
       tokens->stepped_path_begin.push_back(static_cast<uint32_t>(tokens->stepped_paths.size()));
       tokens->stepped_roots.push_back(static_cast<uint32_t>(i));
       tokens->stepped_paths += path;
+      tokens->stepped_bytes += path.size() + (trie.skip[i] - i);
     }
     i = trie.skip[i];
   }
@@ -425,8 +426,8 @@ std::atomic<size_t> kept_class_trie_bytes{0};  // over every SplitTokens of the 
 }  // namespace
 
 SplitTokens::~SplitTokens() {
-  for (const auto& [partition, kept] : class_tries_) {
-    if (kept != nullptr) kept_class_trie_bytes -= kept->memory_bytes();
+  for (const auto& kept : class_tries_) {
+    if (kept.trie != nullptr) kept_class_trie_bytes -= kept.trie->memory_bytes();
   }
 }
 
@@ -434,22 +435,33 @@ std::shared_ptr<const ClassTrie> SplitTokens::ClassesFor(
     const FlatTrie& trie, const std::array<uint8_t, 256>& classes) const {
   {
     std::lock_guard<std::mutex> lock(class_mutex_);
-    for (const auto& [partition, built] : class_tries_) {
-      if (partition == classes) return built;
-    }
+    auto seen = std::find_if(class_tries_.begin(), class_tries_.end(),
+                             [&](const KeptClasses& kept) { return kept.partition == classes; });
+    if (seen == class_tries_.end()) return nullptr;
+    if (seen->built) return seen->trie;
   }
   auto built = ClassTrie::Build(trie, *this, classes);
   std::lock_guard<std::mutex> lock(class_mutex_);
-  for (const auto& [partition, kept] : class_tries_) {
-    if (partition == classes) return kept;
-  }
-  const size_t bytes = built == nullptr ? 0 : built->memory_bytes();
-  if (class_tries_.size() < kMaxClassTries &&
-      kept_class_trie_bytes + bytes <= kMaxKeptClassTrieBytes) {
-    kept_class_trie_bytes += bytes;
-    class_tries_.emplace_back(classes, built);
+  for (auto& kept : class_tries_) {
+    if (kept.partition != classes) continue;
+    if (kept.built) return kept.trie;
+    const size_t bytes = built == nullptr ? 0 : built->memory_bytes();
+    kept.built = true;
+    if (kept_class_trie_bytes + bytes <= kMaxKeptClassTrieBytes) {
+      kept_class_trie_bytes += bytes;
+      kept.trie = built;
+    }  // else kept as built and null: walked as they are from now on
   }
   return built;
+}
+
+void SplitTokens::NoteWalk(const std::array<uint8_t, 256>& classes, size_t steps) const {
+  if (steps * 2 < stepped_bytes) return;
+  std::lock_guard<std::mutex> lock(class_mutex_);
+  for (const auto& kept : class_tries_) {
+    if (kept.partition == classes) return;
+  }
+  if (class_tries_.size() < kMaxClassTries) class_tries_.push_back({classes, false, nullptr});
 }
 
 size_t ClassTrie::memory_bytes() const {
@@ -470,14 +482,15 @@ struct ClassTree {
   std::vector<std::pair<uint32_t, uint32_t>> ends;  // (node, token)
   std::vector<std::pair<uint32_t, uint32_t>> raws;  // (node, FlatTrie node)
   size_t merged = 0;                                // byte steps the merged nodes stand for
+  size_t max_nodes = kMaxNodes;
 
-  // The child of `node` for `byte`'s class, made when missing; kNone past kMaxNodes.
+  // The child of `node` for `byte`'s class, made when missing; kNone past max_nodes.
   uint32_t Descend(uint32_t node, uint8_t byte) {
     const uint8_t cls = classes[byte];
     for (uint32_t c = first_child[node]; c != kNone; c = next_sibling[c]) {
       if (classes[byte_of[c]] == cls) return c;
     }
-    if (byte_of.size() >= kMaxNodes) return kNone;
+    if (byte_of.size() >= max_nodes) return kNone;
     const auto made = static_cast<uint32_t>(byte_of.size());
     byte_of.push_back(byte);
     parent.push_back(node);
@@ -487,9 +500,10 @@ struct ClassTree {
     return made;
   }
 
-  // Merges every stepped path and subtree; false when a path holds a lexer byte or the tree
-  // grows past kMaxNodes.
-  bool Merge(const FlatTrie& trie, const SplitTokens& tokens) {
+  // Merges every stepped path and subtree; false when a path holds a lexer byte, or the tree
+  // grows past kMaxNodes or past `node_bound`.
+  bool Merge(const FlatTrie& trie, const SplitTokens& tokens, size_t node_bound) {
+    max_nodes = std::min(node_bound, kMaxNodes);
     ends.reserve(trie.values.size());
     std::vector<uint32_t> at_depth(trie.max_depth + 1, 0);
     for (size_t k = 0; k < tokens.stepped_roots.size(); ++k) {
@@ -575,9 +589,11 @@ struct ClassTree {
 
 std::shared_ptr<const ClassTrie> ClassTrie::Build(const FlatTrie& trie, const SplitTokens& tokens,
                                                   const std::array<uint8_t, 256>& classes) {
+  // Past a third of the byte steps to merge (at most stepped_bytes: a lexer byte's subtree is
+  // not merged) in nodes, the merged trie cannot be small enough, so the build stops there.
   ClassTree tree(classes);
-  if (!tree.Merge(trie, tokens)) return nullptr;
-  if ((tree.byte_of.size() - 1) * 2 > tree.merged) return nullptr;  // merging saves too little
+  if (!tree.Merge(trie, tokens, tokens.stepped_bytes / 3 + 1)) return nullptr;
+  if ((tree.byte_of.size() - 1) * 3 > tree.merged) return nullptr;  // merging saves too little
   return tree.Flatten();
 }
 

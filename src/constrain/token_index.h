@@ -171,22 +171,32 @@ struct SplitTokens {
   std::vector<uint32_t> stepped_roots;
   std::string stepped_paths;
   std::vector<uint32_t> stepped_path_begin;  // stepped_roots.size() + 1 entries
+  size_t stepped_bytes = 0;  // byte steps of a walk that prunes nothing (paths and subtrees)
   SplitTokens() = default;
   SplitTokens(const SplitTokens&) = delete;
   SplitTokens& operator=(const SplitTokens&) = delete;
   ~SplitTokens();
-  // The stepped tokens merged by `classes` (see ClassTrie), built on first use and kept for a
-  // few partitions (within kMaxKeptClassTrieBytes for the process); null when merging saves
-  // too little.
+  // The stepped tokens merged by `classes` (see ClassTrie), kept for a few partitions
+  // (within kMaxKeptClassTrieBytes for the process). A build costs about one walk that
+  // prunes nothing, so it is made only once a walk of these tokens as they are (reported by
+  // NoteWalk) stepped at least half of stepped_bytes; null until then, and when merging
+  // saves too little.
   std::shared_ptr<const ClassTrie> ClassesFor(const FlatTrie& trie,
                                               const std::array<uint8_t, 256>& classes) const;
+  // A walk of these tokens byte by byte from a state whose automaton's classes are `classes`
+  // stepped `steps` bytes.
+  void NoteWalk(const std::array<uint8_t, 256>& classes, size_t steps) const;
   static constexpr size_t kMaxKeptClassTrieBytes = size_t{64} << 20;
 
  private:
   static constexpr size_t kMaxClassTries = 4;
+  struct KeptClasses {
+    std::array<uint8_t, 256> partition;
+    bool built = false;  // false: not worth it yet
+    std::shared_ptr<const ClassTrie> trie;
+  };
   mutable std::mutex class_mutex_;
-  mutable std::vector<std::pair<std::array<uint8_t, 256>, std::shared_ptr<const ClassTrie>>>
-      class_tries_;
+  mutable std::vector<KeptClasses> class_tries_;
 };
 
 // The stepped tokens of a SplitTokens (paths and subtrees) as a trie over byte classes: bytes
@@ -209,8 +219,8 @@ struct ClassTrie {
   std::vector<uint32_t> raw;        // FlatTrie nodes
   size_t size() const { return byte.size(); }
   size_t memory_bytes() const;
-  // Null when the merged trie would keep more than half of the nodes it merges, or grow past
-  // the build's bounds.
+  // Null when the merged trie would keep more than a third of the nodes it merges (then a
+  // build costs more than its walks save), or grow past the build's bounds.
   static std::shared_ptr<const ClassTrie> Build(const FlatTrie& trie, const SplitTokens& tokens,
                                                 const std::array<uint8_t, 256>& classes);
 };
