@@ -1542,28 +1542,19 @@ std::shared_ptr<StringInside> Matcher::State::MakeStringInside(
   // From the lexer's plain state, bytes of one class of the automaton step alike (StepLevel
   // looks at a byte's UTF-8 range, which the classes respect, and at the automaton's class),
   // except the bytes the lexer treats apart.
-  std::shared_ptr<const grammar::ClassTrie> classes;
+  const bool plain = top.b == grammar::kLexNormal;
   std::array<uint8_t, 256> partition{};
-  if (top.b == grammar::kLexNormal) {
-    std::array<uint8_t, 256> renumbered{};
-    renumbered.fill(grammar::ClassTrie::kLexerByte);
-    uint8_t next = 0;
-    for (size_t byte = 0; byte < 256; ++byte) {
-      if (byte < 0x20 || byte == '"' || byte == '\\') {
-        partition[byte] = grammar::ClassTrie::kLexerByte;
-        continue;
-      }
-      uint8_t& number = renumbered[automaton->ClassOf(static_cast<uint8_t>(byte))];
-      if (number == grammar::ClassTrie::kLexerByte) number = next++;
-      partition[byte] = number;
-    }
+  std::shared_ptr<const grammar::ClassTrie> classes;
+  if (plain) {
+    partition =
+        grammar::ClassTrie::Partition([&](uint8_t byte) { return automaton->ClassOf(byte); });
     classes = tokens->ClassesFor(grammar.index->trie, partition);
   }
   if (classes != nullptr) {
     StepClassTrie(*classes, start, need_class_levels, need_levels, step, on_token);
   } else {
     StepSplitSubtrees(*tokens, start, need_levels, step, on_token);
-    if (top.b == grammar::kLexNormal) tokens->NoteWalk(partition, steps);
+    if (plain) tokens->NoteWalk(partition, steps);
   }
   FinishStringInside(*made, dfa, top.a, std::move(tokens));
   return made;

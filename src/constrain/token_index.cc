@@ -473,8 +473,10 @@ namespace {
 // A ClassTrie as it is merged: each node's children in a list (first_child, next_sibling).
 struct ClassTree {
   static constexpr size_t kMaxNodes = size_t{1} << 20;
-  explicit ClassTree(const std::array<uint8_t, 256>& partition) : classes(partition) {}
+  ClassTree(const std::array<uint8_t, 256>& partition, size_t node_bound)
+      : classes(partition), max_nodes(std::min(node_bound, kMaxNodes)) {}
   const std::array<uint8_t, 256>& classes;
+  const size_t max_nodes;
   std::vector<uint32_t> first_child{kNone};
   std::vector<uint32_t> next_sibling{kNone};
   std::vector<uint32_t> parent{kNone};
@@ -482,7 +484,6 @@ struct ClassTree {
   std::vector<std::pair<uint32_t, uint32_t>> ends;  // (node, token)
   std::vector<std::pair<uint32_t, uint32_t>> raws;  // (node, FlatTrie node)
   size_t merged = 0;                                // byte steps the merged nodes stand for
-  size_t max_nodes = kMaxNodes;
 
   // The child of `node` for `byte`'s class, made when missing; kNone past max_nodes.
   uint32_t Descend(uint32_t node, uint8_t byte) {
@@ -500,10 +501,9 @@ struct ClassTree {
     return made;
   }
 
-  // Merges every stepped path and subtree; false when a path holds a lexer byte, or the tree
-  // grows past kMaxNodes or past `node_bound`.
-  bool Merge(const FlatTrie& trie, const SplitTokens& tokens, size_t node_bound) {
-    max_nodes = std::min(node_bound, kMaxNodes);
+  // Merges every stepped path and subtree; false when a path holds a lexer byte or the tree
+  // grows past max_nodes.
+  bool Merge(const FlatTrie& trie, const SplitTokens& tokens) {
     ends.reserve(trie.values.size());
     std::vector<uint32_t> at_depth(trie.max_depth + 1, 0);
     for (size_t k = 0; k < tokens.stepped_roots.size(); ++k) {
@@ -591,8 +591,8 @@ std::shared_ptr<const ClassTrie> ClassTrie::Build(const FlatTrie& trie, const Sp
                                                   const std::array<uint8_t, 256>& classes) {
   // Past a third of the byte steps to merge (at most stepped_bytes: a lexer byte's subtree is
   // not merged) in nodes, the merged trie cannot be small enough, so the build stops there.
-  ClassTree tree(classes);
-  if (!tree.Merge(trie, tokens, tokens.stepped_bytes / 3 + 1)) return nullptr;
+  ClassTree tree(classes, tokens.stepped_bytes / 3 + 1);
+  if (!tree.Merge(trie, tokens)) return nullptr;
   if ((tree.byte_of.size() - 1) * 3 > tree.merged) return nullptr;  // merging saves too little
   return tree.Flatten();
 }

@@ -210,6 +210,25 @@ struct SplitTokens {
 // and are stepped byte by byte.
 struct ClassTrie {
   static constexpr uint8_t kLexerByte = 0xFF;
+  // The partition a ClassTrie is keyed and built by: the lexer's own bytes as kLexerByte,
+  // every other byte numbered by its class_of(byte) in order of first appearance.
+  template <typename ClassOf>
+  static std::array<uint8_t, 256> Partition(ClassOf class_of) {
+    std::array<uint8_t, 256> partition{};
+    std::array<uint8_t, 256> renumbered{};
+    renumbered.fill(kLexerByte);
+    uint8_t next = 0;
+    for (size_t byte = 0; byte < 256; ++byte) {
+      if (byte < 0x20 || byte == '"' || byte == '\\') {
+        partition[byte] = kLexerByte;
+        continue;
+      }
+      uint8_t& number = renumbered[class_of(static_cast<uint8_t>(byte))];
+      if (number == kLexerByte) number = next++;
+      partition[byte] = number;
+    }
+    return partition;
+  }
   std::vector<uint8_t> byte;  // a byte of the node's class
   std::vector<uint16_t> depth;
   std::vector<uint32_t> skip;

@@ -37,18 +37,6 @@ std::shared_ptr<const Vocabulary> WordsAndBlanks(char last) {
       Vocabulary::FromTokens(std::move(tokens), std::move(kinds), {}));
 }
 
-// Classes as the matcher numbers them: the lexer's bytes apart, then `class_of` per byte.
-template <typename ClassOf>
-std::array<uint8_t, 256> Partition(ClassOf class_of) {
-  std::array<uint8_t, 256> classes{};
-  for (int byte = 0; byte < 256; ++byte) {
-    classes[byte] = byte < 0x20 || byte == '"' || byte == '\\'
-                        ? ClassTrie::kLexerByte
-                        : class_of(static_cast<uint8_t>(byte));
-  }
-  return classes;
-}
-
 struct Split {
   std::shared_ptr<const VocabIndex> index;
   std::shared_ptr<const SplitTokens> tokens;
@@ -67,7 +55,7 @@ TEST(ClassTrie, BuiltOnlyAfterAWalkThatPrunedLittle) {
   const Split split = LettersSafe('f');
   const SplitTokens& tokens = *split.tokens;
   ASSERT_GT(tokens.stepped_bytes, 0u);
-  const auto classes = Partition([](uint8_t byte) -> uint8_t {
+  const auto classes = ClassTrie::Partition([](uint8_t byte) -> uint8_t {
     if (byte >= 'a' && byte <= 'z') return 0;
     return byte == ' ' ? 1 : 2;
   });
@@ -100,7 +88,7 @@ TEST(ClassTrie, NotBuiltWhereMergingSavesTooLittle) {
   const Split split = LettersSafe('e');
   const SplitTokens& tokens = *split.tokens;
   // Every byte its own class: nothing merges.
-  const auto classes = Partition([](uint8_t byte) { return byte; });
+  const auto classes = ClassTrie::Partition([](uint8_t byte) { return byte; });
   tokens.NoteWalk(classes, tokens.stepped_bytes);
   EXPECT_EQ(tokens.ClassesFor(split.index->trie, classes), nullptr);
 }
