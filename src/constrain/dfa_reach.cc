@@ -220,7 +220,7 @@ size_t Weight(const ByteSet& set) {
 }
 
 ByteSplit ReachSplit(const ByteDfa& dfa, const PhaseTable& table, const std::vector<uint8_t>& phase,
-                     uint32_t state);
+                     uint32_t state, uint32_t horizon);
 
 }  // namespace
 
@@ -230,41 +230,99 @@ ByteSplit SplitBytes(const ByteDfa& dfa, const DfaReach& reach, uint32_t state) 
   const PhaseTable table = MakePhaseTable(dfa);
   if (reach.phase[state] == kNoPhase) return {};
   ByteSplit loops = SelfLoopSplit(dfa, table, reach.phase[state], state);
-  ByteSplit reached = ReachSplit(dfa, table, reach.phase, state);
+  ByteSplit reached = ReachSplit(dfa, table, reach.phase, state, UINT32_MAX);
   return Weight(loops.safe) > Weight(reached.safe) ? loops : reached;
+}
+
+ByteSplit SplitBytesWithin(const ByteDfa& dfa, const DfaReach& reach, uint32_t state,
+                           uint32_t horizon) {
+  if (reach.phase[state] == kNoPhase) return {};
+  return ReachSplit(dfa, MakePhaseTable(dfa), reach.phase, state, horizon);
+}
+
+size_t SplitWeight(const ByteSet& safe) {
+  return Weight(safe);
 }
 
 namespace {
 
+// Whether every state `horizon` safe bytes after `state` refuses every safe byte UTF-8 allows
+// there (a count run out), when few states are that far (false otherwise).
+bool RunEnds(const ByteDfa& dfa, const PhaseTable& table, const std::vector<uint8_t>& phase,
+             uint32_t state, uint32_t horizon, const std::vector<uint8_t>& safe) {
+  constexpr size_t kMostStates = 64;
+  std::vector<uint32_t> layer = {state};
+  std::vector<uint32_t> next;
+  std::vector<uint32_t> mark(dfa.state_count(), UINT32_MAX);
+  for (uint32_t d = 0; d < horizon; ++d) {
+    next.clear();
+    for (uint32_t q : layer) {
+      for (size_t c = 0; c < table.classes; ++c) {
+        if (!safe[c] || table.Next(phase[q], c) == kNoPhase) continue;
+        const uint32_t to = dfa.StepClass(q, c);
+        if (to == kDeadState || mark[to] == d) continue;
+        mark[to] = d;
+        next.push_back(to);
+      }
+    }
+    if (next.size() > kMostStates) return false;
+    layer.swap(next);
+  }
+  for (uint32_t q : layer) {
+    for (size_t c = 0; c < table.classes; ++c) {
+      if (safe[c] && table.Next(phase[q], c) != kNoPhase && dfa.StepClass(q, c) != kDeadState) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+// (`horizon`: the longest run of safe bytes a token may write; only the states within fewer
+// bytes than that of `state` must take the safe bytes. UINT32_MAX: no limit.)
 ByteSplit ReachSplit(const ByteDfa& dfa, const PhaseTable& table, const std::vector<uint8_t>& phase,
-                     uint32_t state) {
+                     uint32_t state, uint32_t horizon) {
   const size_t classes = table.classes;
   std::vector<uint8_t> safe(classes, 1);
-  std::vector<uint8_t> seen(dfa.state_count(), 0);
+  std::vector<uint32_t> depth(dfa.state_count(), UINT32_MAX);  // UINT32_MAX: not reached
   std::vector<uint32_t> reached;
   // Safe classes shrink until the states they reach from `state` all take them: a class that
   // kills some reached state where UTF-8 allows it is dropped, and the reach recomputed.
   for (bool changed = true; changed;) {
     changed = false;
-    std::fill(seen.begin(), seen.end(), 0);
+    std::fill(depth.begin(), depth.end(), UINT32_MAX);
     reached = {state};
-    seen[state] = 1;
+    depth[state] = 0;
     for (size_t head = 0; head < reached.size(); ++head) {
       const uint32_t q = reached[head];
+      if (depth[q] >= horizon) continue;
       for (size_t c = 0; c < classes; ++c) {
         if (!safe[c] || table.Next(phase[q], c) == kNoPhase) continue;
         const uint32_t to = dfa.StepClass(q, c);
         if (to == kDeadState) {
           safe[c] = 0;
           changed = true;
-        } else if (!seen[to]) {
-          seen[to] = 1;
+        } else if (depth[to] == UINT32_MAX) {
+          depth[to] = depth[q] + 1;
           reached.push_back(to);
         }
       }
     }
   }
-  // A class kills when every reached state where UTF-8 allows it dies on it.
+  // A class kills when every state the safe bytes reach (however many of them a token
+  // writes) dies on it where UTF-8 allows it.
+  for (size_t head = 0; head < reached.size(); ++head) {
+    const uint32_t q = reached[head];
+    if (depth[q] < horizon) continue;  // followed above
+    for (size_t c = 0; c < classes; ++c) {
+      if (!safe[c] || table.Next(phase[q], c) == kNoPhase) continue;
+      const uint32_t to = dfa.StepClass(q, c);
+      if (to != kDeadState && depth[to] == UINT32_MAX) {
+        depth[to] = horizon;
+        reached.push_back(to);
+      }
+    }
+  }
   std::vector<uint8_t> kill(classes, 1);
   for (uint32_t q : reached) {
     for (size_t c = 0; c < classes; ++c) {
@@ -277,6 +335,7 @@ ByteSplit ReachSplit(const ByteDfa& dfa, const PhaseTable& table, const std::vec
     if (safe[c]) split.safe.Set(static_cast<uint8_t>(byte));
     if (kill[c] && !safe[c]) split.kill.Set(static_cast<uint8_t>(byte));
   }
+  if (horizon != UINT32_MAX) split.run_ends = RunEnds(dfa, table, phase, state, horizon, safe);
   return split;
 }
 

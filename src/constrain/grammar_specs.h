@@ -42,6 +42,7 @@ struct ByteSet {
     for (int i = 0; i < 4; ++i)
       words[i] |= other.words[i];
   }
+  bool operator==(const ByteSet&) const = default;
 };
 
 // A set of byte strings as a trie with sorted sparse edges: enum texts, property names.
@@ -184,8 +185,19 @@ DfaReach ComputeDfaReach(const ByteDfa& dfa, const std::vector<uint32_t>& to_acc
 struct ByteSplit {
   ByteSet safe;
   ByteSet kill;
+  bool run_ends = false;  // SplitBytesWithin: a run of more safe bytes than the horizon is refused
 };
 ByteSplit SplitBytes(const ByteDfa& dfa, const DfaReach& reach, uint32_t state);
+// The same split for tokens that write at most `horizon` safe bytes in a row: only the states
+// within fewer bytes than that of `state` must take the safe bytes (`kill` still holds after
+// any run of them). A bound on the automaton's length (a count such as [a-z0-9]{1,255}) kills
+// its bytes only so far ahead, so these splits stay wide where SplitBytes finds no safe byte.
+// Sound for tokens that write no longer run of the safe bytes before another byte
+// (SplitTokens with that run limit).
+ByteSplit SplitBytesWithin(const ByteDfa& dfa, const DfaReach& reach, uint32_t state,
+                           uint32_t horizon);
+// How much of the text tokens are made of a safe set covers, to compare two splits.
+size_t SplitWeight(const ByteSet& safe);
 
 // One alternative of a value position: a merged conjunction of schema nodes.
 struct ValueSpec {

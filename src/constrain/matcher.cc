@@ -1260,9 +1260,41 @@ std::shared_ptr<const grammar::SplitTokens> Matcher::State::SplitTokensOf(uint32
     auto found = grammar.splits.find(key);
     if (found != grammar.splits.end()) return found->second;
   }
-  const grammar::ByteSplit split =
-      grammar::SplitBytes(grammar.specs.dfas[dfa], grammar.specs.dfa_reach[dfa], state);
+  const ByteDfa& automaton = grammar.specs.dfas[dfa];
+  const grammar::DfaReach& reach = grammar.specs.dfa_reach[dfa];
+  const grammar::ByteSplit split = grammar::SplitBytes(automaton, reach, state);
   auto tokens = grammar.index->SplitTokensFor(split.safe, split.kill);
+  if (tokens->safe_count < grammar.vocabulary->size() / 32) {
+    // Few safe tokens: perhaps a count (such as [a-z0-9]{1,255}) refuses the bytes the state
+    // takes only once it runs out. The longest run of them that no state within reach refuses
+    // is found by halving; tokens with longer runs are refused where every state that far
+    // refuses them all. Elsewhere those tokens would have to be stepped one subtree at a
+    // time, which can cost more than the walk the split saves.
+    const grammar::ByteSplit first = grammar::SplitBytesWithin(automaton, reach, state, 1);
+    // Without a run limit, the most the split can give (kept: the states of a count share it).
+    const auto most = grammar::SplitWeight(first.safe) > grammar::SplitWeight(split.safe)
+                          ? grammar.index->SplitTokensFor(first.safe, first.kill)
+                          : nullptr;
+    if (most != nullptr && most->safe_count >= grammar.vocabulary->size() / 32 &&
+        most->safe_count > tokens->safe_count) {
+      auto keeps = [&](uint32_t horizon) {
+        return grammar::SplitBytesWithin(automaton, reach, state, horizon).safe == first.safe;
+      };
+      const auto deepest = static_cast<uint32_t>(grammar.index->trie.max_depth);
+      uint32_t low = 1;
+      uint32_t high = deepest;
+      if (keeps(high)) low = high;
+      while (high - low > 1) {
+        const uint32_t mid = low + (high - low) / 2;
+        (keeps(mid) ? low : high) = mid;
+      }
+      const grammar::ByteSplit near = grammar::SplitBytesWithin(automaton, reach, state, low);
+      if (near.run_ends || low == deepest) {
+        auto near_tokens = grammar.index->SplitTokensFor(near.safe, near.kill, low, near.run_ends);
+        if (near_tokens->safe_count > tokens->safe_count) tokens = std::move(near_tokens);
+      }
+    }
+  }
   std::lock_guard<std::mutex> lock(grammar.split_mutex);
   grammar.splits.emplace(key, tokens);
   return tokens;

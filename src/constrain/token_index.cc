@@ -369,19 +369,8 @@ std::shared_ptr<const VocabIndex> Build(const std::shared_ptr<const Vocabulary>&
 
 }  // namespace
 
-std::shared_ptr<const SplitTokens> VocabIndex::SplitTokensFor(const ByteSet& safe,
-                                                              const ByteSet& kill) const {
-  std::array<uint64_t, 8> key{};
-  for (size_t w = 0; w < 4; ++w) {
-    key[w] = safe.words[w];
-    key[4 + w] = kill.words[w];
-  }
-  {
-    std::lock_guard<std::mutex> lock(split_mutex_);
-    for (const auto& [k, tokens] : split_sets_) {
-      if (k == key) return tokens;
-    }
-  }
+std::shared_ptr<SplitTokens> VocabIndex::ScanSplit(const ByteSet& safe, const ByteSet& kill,
+                                                   size_t run_limit, bool run_ends) const {
   // Quotes, backslashes and control bytes belong to the string's lexer, not to the automaton.
   ByteSet text = safe;
   text.words[0] &= ~(uint64_t{0xFFFFFFFF} | uint64_t{1} << '"');
@@ -397,7 +386,8 @@ std::shared_ptr<const SplitTokens> VocabIndex::SplitTokensFor(const ByteSet& saf
   for (size_t i = 0; i < trie.size();) {
     const uint8_t first = trie.byte[i];
     path.resize(trie.depth[i] - 1u);
-    if (text.Has(first)) {
+    if (text.Has(first) && trie.depth[i] <= run_limit) {
+      tokens->safe_depth = std::max<size_t>(tokens->safe_depth, trie.depth[i]);
       for (uint32_t k = trie.begin[i]; k < trie.begin[i + 1]; ++k) {
         const uint32_t id = trie.values[k];
         tokens->safe_only[id / 32] |= 1u << (id % 32);
@@ -407,7 +397,11 @@ std::shared_ptr<const SplitTokens> VocabIndex::SplitTokensFor(const ByteSet& saf
       ++i;
       continue;
     }
-    if (first == '\\' || (first >= 0x20 && first != '"' && !kill.Has(first))) {
+    // (A safe byte past the run limit falls here too: it is not in `kill`; with `run_ends`,
+    // refused.)
+    const bool past_run = text.Has(first);
+    if (first == '\\' ||
+        (first >= 0x20 && first != '"' && !kill.Has(first) && !(past_run && run_ends))) {
       tokens->stepped_path_begin.push_back(static_cast<uint32_t>(tokens->stepped_paths.size()));
       tokens->stepped_roots.push_back(static_cast<uint32_t>(i));
       tokens->stepped_paths += path;
@@ -416,9 +410,122 @@ std::shared_ptr<const SplitTokens> VocabIndex::SplitTokensFor(const ByteSet& saf
     i = trie.skip[i];
   }
   tokens->stepped_path_begin.push_back(static_cast<uint32_t>(tokens->stepped_paths.size()));
-  std::lock_guard<std::mutex> lock(split_mutex_);
-  if (split_sets_.size() < kMaxSplitTokenSets) split_sets_.push_back({key, tokens});
   return tokens;
+}
+
+// `whole` cut at runs of `limit` safe bytes (at least kDeepRun): the safe tokens deeper than
+// that leave safe_only, and the safe nodes at depth limit + 1 become stepped roots (refused
+// with `run_ends`) in place of the roots below them — what ScanSplit with that limit gives,
+// without scanning the trie.
+std::shared_ptr<SplitTokens> VocabIndex::WithRunLimit(const SplitTokens& whole, size_t limit,
+                                                      bool run_ends) const {
+  auto tokens = std::make_shared<SplitTokens>();
+  tokens->safe = whole.safe;
+  tokens->kill = whole.kill;
+  tokens->safe_only = whole.safe_only;
+  tokens->safe_count = whole.safe_count;
+  tokens->safe_depth = limit;
+  std::vector<uint32_t> cut;  // the new roots, in trie order
+  for (uint32_t node : whole.DeepRuns(trie)) {
+    if (trie.depth[node] <= limit) continue;
+    if (trie.depth[node] == limit + 1) cut.push_back(node);
+    for (uint32_t k = trie.begin[node]; k < trie.begin[node + 1]; ++k) {
+      const uint32_t id = trie.values[k];
+      tokens->safe_only[id / 32] &= ~(1u << (id % 32));
+      --tokens->safe_count;
+    }
+  }
+  // Both lists of roots are in trie order; a root of `whole` under a new one goes.
+  auto add = [&](uint32_t root, std::string_view path) {
+    tokens->stepped_path_begin.push_back(static_cast<uint32_t>(tokens->stepped_paths.size()));
+    tokens->stepped_roots.push_back(root);
+    tokens->stepped_paths += path;
+    tokens->stepped_bytes += path.size() + (trie.skip[root] - root);
+  };
+  size_t next_cut = 0;
+  auto add_cuts_before = [&](uint32_t node) {
+    for (; next_cut < cut.size() && cut[next_cut] < node; ++next_cut) {
+      const uint32_t root = cut[next_cut];
+      if (run_ends) continue;
+      // The path: the first `limit` bytes of any token below the root.
+      uint32_t k = root;
+      while (trie.begin[k] == trie.begin[k + 1])
+        ++k;
+      add(root, vocabulary->bytes(trie.values[trie.begin[k]]).substr(0, limit));
+    }
+  };
+  for (size_t r = 0; r < whole.stepped_roots.size(); ++r) {
+    const uint32_t root = whole.stepped_roots[r];
+    add_cuts_before(root);
+    if (next_cut > 0 && root < trie.skip[cut[next_cut - 1]]) continue;  // under a cut
+    const std::string_view paths = whole.stepped_paths;
+    add(root, paths.substr(whole.stepped_path_begin[r],
+                           whole.stepped_path_begin[r + 1] - whole.stepped_path_begin[r]));
+  }
+  add_cuts_before(UINT32_MAX);
+  tokens->stepped_path_begin.push_back(static_cast<uint32_t>(tokens->stepped_paths.size()));
+  return tokens;
+}
+
+std::shared_ptr<const SplitTokens> VocabIndex::SplitTokensFor(const ByteSet& safe,
+                                                              const ByteSet& kill, size_t run_limit,
+                                                              bool run_ends) const {
+  if (run_limit < trie.max_depth) {
+    auto whole = SplitTokensFor(safe, kill);
+    if (whole->safe_depth <= run_limit) return whole;
+    // Not kept: the limit varies from state to state.
+    if (run_limit >= SplitTokens::kDeepRun) return WithRunLimit(*whole, run_limit, run_ends);
+    return ScanSplit(safe, kill, run_limit, run_ends);
+  }
+  SplitKey key{};
+  for (size_t w = 0; w < 4; ++w) {
+    key[w] = safe.words[w];
+    key[4 + w] = kill.words[w];
+  }
+  {
+    std::lock_guard<std::mutex> lock(split_mutex_);
+    auto found = split_sets_.find(key);
+    if (found != split_sets_.end()) {
+      found->second.last_use = ++split_uses_;
+      return found->second.tokens;
+    }
+  }
+  auto tokens = ScanSplit(safe, kill, SIZE_MAX, false);
+  std::lock_guard<std::mutex> lock(split_mutex_);
+  auto [at, added] = split_sets_.try_emplace(key, KeptSplit{tokens, ++split_uses_});
+  if (!added) return at->second.tokens;  // made meanwhile by another thread
+  split_bytes_ += tokens->memory_bytes();
+  // Over the budget, the least recently used go (their users keep their own references).
+  while (split_bytes_ > kMaxSplitTokenBytes && split_sets_.size() > 1) {
+    auto oldest = std::min_element(
+        split_sets_.begin(), split_sets_.end(),
+        [](const auto& a, const auto& b) { return a.second.last_use < b.second.last_use; });
+    split_bytes_ -= oldest->second.tokens->memory_bytes();
+    split_sets_.erase(oldest);
+  }
+  return tokens;
+}
+
+const std::vector<uint32_t>& SplitTokens::DeepRuns(const FlatTrie& trie) const {
+  std::call_once(deep_once_, [&] {
+    ByteSet text = safe;
+    text.words[0] &= ~(uint64_t{0xFFFFFFFF} | uint64_t{1} << '"');
+    text.words[1] &= ~(uint64_t{1} << ('\\' - 64));
+    for (size_t i = 0; i < trie.size();) {
+      if (!text.Has(trie.byte[i])) {
+        i = trie.skip[i];
+        continue;
+      }
+      if (trie.depth[i] > kDeepRun) deep_runs_.push_back(static_cast<uint32_t>(i));
+      ++i;
+    }
+  });
+  return deep_runs_;
+}
+
+size_t SplitTokens::memory_bytes() const {
+  return sizeof(SplitTokens) + safe_only.size() * 4 + stepped_roots.size() * 4 +
+         stepped_paths.size() + stepped_path_begin.size() * 4;
 }
 
 namespace {

@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -168,10 +169,16 @@ struct SplitTokens {
   ByteSet kill;
   std::vector<uint32_t> safe_only;
   size_t safe_count = 0;  // tokens in safe_only
+  size_t safe_depth = 0;  // the longest run of safe text bytes from the root of the trie
+  // The trie nodes at the end of a run of more than kDeepRun safe text bytes from the root, in
+  // trie order: what a run limit cuts (VocabIndex::SplitTokensFor). Found on first use.
+  const std::vector<uint32_t>& DeepRuns(const FlatTrie& trie) const;
+  static constexpr size_t kDeepRun = 4;
   std::vector<uint32_t> stepped_roots;
   std::string stepped_paths;
   std::vector<uint32_t> stepped_path_begin;  // stepped_roots.size() + 1 entries
   size_t stepped_bytes = 0;  // byte steps of a walk that prunes nothing (paths and subtrees)
+  size_t memory_bytes() const;
   SplitTokens() = default;
   SplitTokens(const SplitTokens&) = delete;
   SplitTokens& operator=(const SplitTokens&) = delete;
@@ -189,6 +196,8 @@ struct SplitTokens {
   static constexpr size_t kMaxKeptClassTrieBytes = size_t{64} << 20;
 
  private:
+  mutable std::once_flag deep_once_;
+  mutable std::vector<uint32_t> deep_runs_;
   static constexpr size_t kMaxClassTries = 4;
   struct KeptClasses {
     std::array<uint8_t, 256> partition;
@@ -256,15 +265,38 @@ struct VocabIndex {
   size_t max_token_bytes = 0;
   double build_ms = 0;
   size_t memory_bytes() const;
-  // The tokens through one split of bytes (safe, kill): computed on first use, kept for the
-  // index's life (at most kMaxSplitTokenSets; past it, computed each time). Thread-safe.
-  std::shared_ptr<const SplitTokens> SplitTokensFor(const ByteSet& safe, const ByteSet& kill) const;
+  // The tokens through one split of bytes (safe, kill): computed on first use, kept while
+  // they are among the most recently used within kMaxSplitTokenBytes. Thread-safe.
+  // With a `run_limit` under the trie's depth, a run of safe bytes longer than it is stepped
+  // like any other subtree, or refused with `run_ends` (for SplitBytesWithin's splits); such
+  // sets are not kept.
+  std::shared_ptr<const SplitTokens> SplitTokensFor(const ByteSet& safe, const ByteSet& kill,
+                                                    size_t run_limit = SIZE_MAX,
+                                                    bool run_ends = false) const;
 
  private:
-  static constexpr size_t kMaxSplitTokenSets = 256;
+  std::shared_ptr<SplitTokens> ScanSplit(const ByteSet& safe, const ByteSet& kill, size_t run_limit,
+                                         bool run_ends) const;
+  std::shared_ptr<SplitTokens> WithRunLimit(const SplitTokens& whole, size_t limit,
+                                            bool run_ends) const;
+  static constexpr size_t kMaxSplitTokenBytes = size_t{48} << 20;
+  using SplitKey = std::array<uint64_t, 8>;  // safe and kill
+  struct SplitKeyHash {
+    size_t operator()(const SplitKey& key) const {
+      uint64_t h = 0;
+      for (uint64_t w : key)
+        h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+      return static_cast<size_t>(h ^ h >> 29);
+    }
+  };
+  struct KeptSplit {
+    std::shared_ptr<const SplitTokens> tokens;
+    uint64_t last_use = 0;
+  };
   mutable std::mutex split_mutex_;
-  mutable std::vector<std::pair<std::array<uint64_t, 8>, std::shared_ptr<const SplitTokens>>>
-      split_sets_;
+  mutable std::unordered_map<SplitKey, KeptSplit, SplitKeyHash> split_sets_;
+  mutable uint64_t split_uses_ = 0;
+  mutable size_t split_bytes_ = 0;
 };
 
 // The index of `vocabulary`, built on first use and kept while any grammar uses it.

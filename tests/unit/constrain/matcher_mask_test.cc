@@ -249,5 +249,35 @@ TEST(GrammarMask, DeclaredNamesBesideAPatternEqualBruteForceOnLlama3) {
   EXPECT_GT(states, 15u);
 }
 
+// Counted patterns ([class]{m,n}): the automaton refuses its letters only once the count runs
+// out, so a state's split looks only as far as tokens reach (SplitBytesWithin), and the
+// tokens with longer runs are cut out. Keys under a closed object's patternProperties and
+// plain string values, written up to the count's end; the bounds fall above the longest run
+// of such letters in a token, below it, and below kDeepRun; past the count, letters are
+// refused, or only some of them are.
+TEST(GrammarMask, CountedPatternsEqualBruteForceOnLlama3) {
+  auto vocabulary = test_data::Llama3Vocabulary();
+  if (vocabulary == nullptr) GTEST_SKIP() << test_data::kNoLlamaCpp;
+  const std::pair<const char*, std::string> cases[] = {
+      {R"({"type":"object","patternProperties":{"^[0-9a-zA-Z_-]{1,255}$":{"type":"string"}},"additionalProperties":false})",
+       R"({"tag1":"a","another_example_object_with_a_long_name":"b"})"},
+      {R"({"type":"object","patternProperties":{"^[a-zA-Z0-9-]{1,24}$":{"type":"integer"}},"additionalProperties":false})",
+       R"({"program-123":1,"abcdefghijklmnopqrstuvwx":2})"},
+      {R"({"type":"object","patternProperties":{"^[a-z0-9]{1,6}$":{"type":"boolean"}},"additionalProperties":false})",
+       R"({"key1":true,"abcdef":false})"},
+      {R"({"type":"array","items":{"type":"string","pattern":"^[A-Za-z_]{2,20}$"}})",
+       R"(["ab","Experience_of_workin"])"},
+      {R"({"type":"string","pattern":"^[a-z]{1,12}[0-9]*$"})", R"("abcdefghijkl123")"},
+      // Past the count only some of its letters go on: runs longer than the horizon are
+      // stepped, not refused.
+      {R"({"type":"string","pattern":"^[a-z]{1,6}b*$"})", R"("abcdefbbbbbbbbbbbbbb")"},
+      {R"({"type":"string","pattern":"^[a-z]{1,6}b*$"})", R"("bbbbbbbbbbbbbbbbbbbb")"},
+  };
+  size_t states = 0;
+  for (const auto& [schema, text] : cases)
+    states += GreedyWalkEqualsBruteForce(vocabulary, schema, text);
+  EXPECT_GT(states, 30u);
+}
+
 }  // namespace
 }  // namespace crux::constrain

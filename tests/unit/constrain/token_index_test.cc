@@ -93,5 +93,76 @@ TEST(ClassTrie, NotBuiltWhereMergingSavesTooLittle) {
   EXPECT_EQ(tokens.ClassesFor(split.index->trie, classes), nullptr);
 }
 
+// Runs of letters up to 20 long, alone and followed by a blank, a dash, a backslash, a quote or
+// '!' (which the split kills).
+std::shared_ptr<const Vocabulary> LetterRuns() {
+  const std::string letters = "abcdefghijklmnopqrst";
+  std::vector<std::string> tokens;
+  for (size_t n = 1; n <= letters.size(); ++n) {
+    const std::string run = letters.substr(0, n);
+    for (const char* tail : {"", " ", "-x", "\\n", "\"", "!"})
+      tokens.push_back(run + tail);
+    tokens.push_back("z" + run);
+  }
+  std::vector<TokenKind> kinds(tokens.size(), TokenKind::kNormal);
+  return std::make_shared<const Vocabulary>(
+      Vocabulary::FromTokens(std::move(tokens), std::move(kinds), {}));
+}
+
+// A split of letters under a run limit holds each token where the limit puts it: safe when
+// all its bytes are letters and it is no longer than the limit; past the limit, stepped (or
+// refused where runs end there); else by its first other byte. Stepped tokens lie under
+// exactly one root, whose path is the start of the token. Limits under and over kDeepRun take
+// the two ways a limited split is made (a scan, and a cut of the whole split).
+TEST(SplitTokens, RunLimitPutsEveryTokenWhereTheLimitSays) {
+  auto index = IndexFor(LetterRuns());
+  const Vocabulary& vocabulary = *index->vocabulary;
+  const FlatTrie& trie = index->trie;
+  ByteSet safe;
+  safe.SetRange('a', 'z');
+  ByteSet kill;
+  kill.Set('!');
+  for (size_t limit : {size_t{2}, SplitTokens::kDeepRun + 5}) {
+    for (bool run_ends : {false, true}) {
+      SCOPED_TRACE("limit " + std::to_string(limit) + (run_ends ? ", runs end" : ""));
+      const auto tokens = index->SplitTokensFor(safe, kill, limit, run_ends);
+      std::vector<int> under_roots(vocabulary.size(), 0);
+      for (size_t k = 0; k < tokens->stepped_roots.size(); ++k) {
+        const uint32_t root = tokens->stepped_roots[k];
+        const std::string_view path =
+            std::string_view(tokens->stepped_paths)
+                .substr(tokens->stepped_path_begin[k],
+                        tokens->stepped_path_begin[k + 1] - tokens->stepped_path_begin[k]);
+        ASSERT_EQ(path.size() + 1, trie.depth[root]);
+        for (uint32_t i = root; i < trie.skip[root]; ++i) {
+          for (uint32_t v = trie.begin[i]; v < trie.begin[i + 1]; ++v) {
+            ++under_roots[trie.values[v]];
+            EXPECT_EQ(vocabulary.bytes(trie.values[v]).substr(0, path.size()), path);
+          }
+        }
+      }
+      size_t safe_count = 0;
+      for (uint32_t id = 0; id < vocabulary.size(); ++id) {
+        const std::string_view bytes = vocabulary.bytes(id);
+        size_t run = 0;
+        while (run < bytes.size() && bytes[run] >= 'a' && bytes[run] <= 'z')
+          ++run;
+        const bool is_safe = run == bytes.size() && run <= limit;
+        bool stepped = false;
+        if (run > limit) {
+          stepped = !run_ends;
+        } else if (run < bytes.size()) {
+          stepped = bytes[run] == ' ' || bytes[run] == '-' || bytes[run] == '\\';
+        }
+        const bool listed_safe = (tokens->safe_only[id / 32] >> (id % 32) & 1) != 0;
+        EXPECT_EQ(listed_safe, is_safe) << bytes;
+        EXPECT_EQ(under_roots[id], stepped ? 1 : 0) << bytes;
+        safe_count += is_safe ? 1 : 0;
+      }
+      EXPECT_EQ(tokens->safe_count, safe_count);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace crux::constrain::grammar
