@@ -616,7 +616,15 @@ Status Builder::FillString(const Conj& flat, ValueSpec& spec) {
     spec.string.min_length = std::max(spec.string.min_length, node.min_length);
     spec.string.max_length = std::min(spec.string.max_length, node.max_length);
     if (node.has_pattern) {
-      sources.push_back({RegexSource::Kind::kPattern, node.pattern, StringFormat::kNone});
+      // A repeated class: its count becomes the length bound (see AsCountedClass).
+      if (auto counted = AsCountedClass(node.pattern)) {
+        spec.string.min_length = std::max(spec.string.min_length, counted->min);
+        spec.string.max_length = std::min(spec.string.max_length, counted->max);
+        sources.push_back(
+            {RegexSource::Kind::kPattern, std::move(counted->loop), StringFormat::kNone});
+      } else {
+        sources.push_back({RegexSource::Kind::kPattern, node.pattern, StringFormat::kNone});
+      }
     }
     if (node.format != StringFormat::kNone) {
       sources.push_back({RegexSource::Kind::kFormat, "", node.format});

@@ -22,8 +22,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "crux/base/error.h"
@@ -131,6 +133,18 @@ class ByteDfa {
 // byte offset), kLimit past kMaxNfaStates or kMaxDfaStates. The same sources, in the same order,
 // are compiled once per process while they stay in the automaton cache (errors too).
 Expected<ByteDfa> CompileRegexes(std::span<const RegexSource> sources);
+
+// A pattern that is one character class repeated, anchored at both ends (`^[a-f0-9]{24}$`,
+// `^\w{1,64}$`, `^[^\s]+$`): as a bound on the string's length in code points beside
+// `loop`, the class repeated any number of times. Both say the same, but a count makes an
+// automaton of as many states, each of which a mask meets anew, where the loop has one.
+struct CountedClass {
+  std::string loop;  // ^C*$
+  uint64_t min = 0;
+  uint64_t max = UINT64_MAX;
+};
+// Null when `pattern` is not of that form (or its count is malformed: left to the compiler).
+std::optional<CountedClass> AsCountedClass(std::string_view pattern);
 
 // Runs `dfa` over `text`; the state reached (kDeadState once dead).
 uint32_t RunDfa(const ByteDfa& dfa, std::string_view text);

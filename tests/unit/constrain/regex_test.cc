@@ -583,5 +583,63 @@ TEST(RegexTest, FormatsAgreeWithReferenceCheckers) {
   }
 }
 
+// A class repeated and anchored becomes the class looped with a bound on the length: the form
+// is recognised only where the two say the same, and then they agree on every string.
+TEST(RegexTest, CountedClassIsTheLoopUnderALengthBound) {
+  struct Form {
+    const char* pattern;
+    const char* loop;  // nullptr: not the form
+    uint64_t min;
+    uint64_t max;
+  };
+  const Form forms[] = {
+      {"^[A-Fa-f\\d]{24}$", "^[A-Fa-f\\d]*$", 24, 24},
+      {"^[0-9a-zA-Z_-]{1,255}$", "^[0-9a-zA-Z_-]*$", 1, 255},
+      {"^\\w{2,}$", "^\\w*$", 2, UINT64_MAX},
+      {"^[^\\s]+$", "^[^\\s]*$", 1, UINT64_MAX},
+      {"^[\\]a]{0,3}?$", "^[\\]a]*$", 0, 3},
+      {"^a?$", "^a*$", 0, 1},
+      {"^\\.{3}$", "^\\.*$", 3, 3},
+      {"^.{2,4}$", "^.*$", 2, 4},
+      {"^[a-z]{3,2}$", nullptr, 0, 0},  // malformed: left to the compiler
+      {"^[a-z]{1,3}", nullptr, 0, 0},   // not anchored at the end
+      {"[a-z]{1,3}$", nullptr, 0, 0},
+      {"^[a-z]{1,3}\\$", nullptr, 0, 0},  // an escaped dollar
+      {"^ab{2}$", nullptr, 0, 0},         // two atoms
+      {"^(ab){2}$", nullptr, 0, 0},
+      {"^\\b{2}$", nullptr, 0, 0},     // an assertion
+      {"^\\1{2}$", nullptr, 0, 0},     // a back-reference
+      {"^a{,3}$", nullptr, 0, 0},      // a literal brace in ECMAScript
+      {"^[a-z{1,3}$", nullptr, 0, 0},  // an open class
+  };
+  for (const Form& form : forms) {
+    const auto counted = AsCountedClass(form.pattern);
+    ASSERT_EQ(counted.has_value(), form.loop != nullptr) << form.pattern;
+    if (!counted) continue;
+    EXPECT_EQ(counted->loop, form.loop) << form.pattern;
+    EXPECT_EQ(counted->min, form.min) << form.pattern;
+    EXPECT_EQ(counted->max, form.max) << form.pattern;
+  }
+  // Random strings over letters, digits, blanks, a dot, a bracket and a two-byte letter.
+  const std::vector<std::string> alphabet = {"a", "b", "F", "7", " ", ".", "]", "_", "\xc3\xa9"};
+  std::mt19937 random(7);
+  for (const Form& form : forms) {
+    const auto counted = AsCountedClass(form.pattern);
+    if (!counted) continue;
+    const ByteDfa whole = Pattern(form.pattern);
+    const ByteDfa loop = Pattern(counted->loop);
+    for (int i = 0; i < 400; ++i) {
+      std::string text;
+      const size_t characters = random() % 8;
+      for (size_t c = 0; c < characters; ++c)
+        text += alphabet[random() % alphabet.size()];
+      const bool by_count = characters >= counted->min && characters <= counted->max &&
+                            loop.Matches(RunDfa(loop, text), 0);
+      EXPECT_EQ(whole.Matches(RunDfa(whole, text), 0), by_count)
+          << form.pattern << " on '" << text << "'";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace crux::constrain
