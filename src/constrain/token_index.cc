@@ -369,6 +369,27 @@ std::shared_ptr<const VocabIndex> Build(const std::shared_ptr<const Vocabulary>&
 
 }  // namespace
 
+namespace {
+
+enum SplitAction : uint8_t { kRefuse, kStep, kDown };
+
+// What a trie node's byte does in a split scan: go down (a safe text byte), step the node's
+// subtree (a backslash, or text that does not kill), or refuse it.
+std::array<uint8_t, 256> SplitActions(const ByteSet& text, const ByteSet& kill) {
+  std::array<uint8_t, 256> action{};
+  for (int b = 0; b < 256; ++b) {
+    const auto byte = static_cast<uint8_t>(b);
+    if (text.Has(byte)) {
+      action[b] = kDown;
+    } else if (byte == '\\' || (byte >= 0x20 && byte != '"' && !kill.Has(byte))) {
+      action[b] = kStep;
+    }
+  }
+  return action;
+}
+
+}  // namespace
+
 std::shared_ptr<SplitTokens> VocabIndex::ScanSplit(const ByteSet& safe, const ByteSet& kill,
                                                    size_t run_limit, bool run_ends) const {
   // Quotes, backslashes and control bytes belong to the string's lexer, not to the automaton.
@@ -379,36 +400,49 @@ std::shared_ptr<SplitTokens> VocabIndex::ScanSplit(const ByteSet& safe, const By
   tokens->safe = safe;
   tokens->kill = kill;
   tokens->safe_only.assign(vocabulary->mask_words(), 0);
+  const std::array<uint8_t, 256> action = SplitActions(text, kill);
+  // A safe byte past the run limit steps (it is not in `kill`), or refuses with `run_ends`.
+  const uint8_t past_run = run_ends ? kRefuse : kStep;
   // Down the trie (every non-special token) through safe bytes only: the tokens ending on
   // the way are safe; below the first other byte, a whole subtree is refused (that byte
-  // kills) or stepped.
-  std::string path;  // the bytes from the root to the node's parent
-  for (size_t i = 0; i < trie.size();) {
-    const uint8_t first = trie.byte[i];
-    path.resize(trie.depth[i] - 1u);
-    if (text.Has(first) && trie.depth[i] <= run_limit) {
-      tokens->safe_depth = std::max<size_t>(tokens->safe_depth, trie.depth[i]);
-      for (uint32_t k = trie.begin[i]; k < trie.begin[i + 1]; ++k) {
-        const uint32_t id = trie.values[k];
-        tokens->safe_only[id / 32] |= 1u << (id % 32);
-        ++tokens->safe_count;
-      }
-      path.push_back(static_cast<char>(first));
-      ++i;
-      continue;
+  // kills) or stepped. A node's values and those of its subtree lie together in trie order,
+  // so the safe ones are marked a run of nodes at a time.
+  auto mark = [&](uint32_t from, uint32_t to) {  // values[from, to)
+    for (uint32_t k = from; k < to; ++k) {
+      const uint32_t id = trie.values[k];
+      tokens->safe_only[id / 32] |= 1u << (id % 32);
     }
-    // (A safe byte past the run limit falls here too: it is not in `kill`; with `run_ends`,
-    // refused.)
-    const bool past_run = text.Has(first);
-    if (first == '\\' ||
-        (first >= 0x20 && first != '"' && !kill.Has(first) && !(past_run && run_ends))) {
+    tokens->safe_count += to - from;
+  };
+  size_t deepest = 0;
+  size_t run_begin = 0;  // the first node of the current run of safe nodes
+  const size_t n = trie.size();
+  for (size_t i = 0; i < n;) {
+    const size_t depth = trie.depth[i];
+    uint8_t act = action[trie.byte[i]];
+    if (act == kDown) {
+      if (depth <= run_limit) {
+        deepest = std::max(deepest, depth);
+        ++i;
+        continue;
+      }
+      act = past_run;
+    }
+    mark(trie.begin[run_begin], trie.begin[i]);
+    if (act == kStep) {
+      // The path: the first depth - 1 bytes of the subtree's first token.
+      const std::string_view path =
+          vocabulary->bytes(trie.values[trie.begin[i]]).substr(0, depth - 1);
       tokens->stepped_path_begin.push_back(static_cast<uint32_t>(tokens->stepped_paths.size()));
       tokens->stepped_roots.push_back(static_cast<uint32_t>(i));
       tokens->stepped_paths += path;
       tokens->stepped_bytes += path.size() + (trie.skip[i] - i);
     }
     i = trie.skip[i];
+    run_begin = i;
   }
+  mark(trie.begin[run_begin], trie.begin[n]);
+  tokens->safe_depth = deepest;
   tokens->stepped_path_begin.push_back(static_cast<uint32_t>(tokens->stepped_paths.size()));
   return tokens;
 }
