@@ -1271,12 +1271,7 @@ std::shared_ptr<const grammar::SplitTokens> Matcher::State::SplitTokensOf(uint32
     // refuses them all. Elsewhere those tokens would have to be stepped one subtree at a
     // time, which can cost more than the walk the split saves.
     const grammar::ByteSplit first = grammar::SplitBytesWithin(automaton, reach, state, 1);
-    // Without a run limit, the most the split can give (kept: the states of a count share it).
-    const auto most = grammar::SplitWeight(first.safe) > grammar::SplitWeight(split.safe)
-                          ? grammar.index->SplitTokensFor(first.safe, first.kill)
-                          : nullptr;
-    if (most != nullptr && most->safe_count >= grammar.vocabulary->size() / 32 &&
-        most->safe_count > tokens->safe_count) {
+    if (grammar::SplitWeight(first.safe) > grammar::SplitWeight(split.safe)) {
       auto keeps = [&](uint32_t horizon) {
         return grammar::SplitBytesWithin(automaton, reach, state, horizon).safe == first.safe;
       };
@@ -1288,10 +1283,14 @@ std::shared_ptr<const grammar::SplitTokens> Matcher::State::SplitTokensOf(uint32
         const uint32_t mid = low + (high - low) / 2;
         (keeps(mid) ? low : high) = mid;
       }
+      // (Checked on the automaton alone before any scan of the vocabulary: most states that
+      // take more bytes than their split keeps are not counts, and refuse at the next byte.)
       const grammar::ByteSplit near = grammar::SplitBytesWithin(automaton, reach, state, low);
-      if (near.run_ends || low == deepest) {
+      const size_t enough = std::max(grammar.vocabulary->size() / 32, tokens->safe_count + 1);
+      if (low > 1 && (near.run_ends || low == deepest) &&
+          grammar.index->SplitTokensFor(near.safe, near.kill)->safe_count >= enough) {
         auto near_tokens = grammar.index->SplitTokensFor(near.safe, near.kill, low, near.run_ends);
-        if (near_tokens->safe_count > tokens->safe_count) tokens = std::move(near_tokens);
+        if (near_tokens->safe_count >= enough) tokens = std::move(near_tokens);
       }
     }
   }
