@@ -36,7 +36,8 @@ struct CompiledGrammar::Impl {
   // string, on first use. At most kMaxInsideBytes of them in all; past it, stepped each time.
   mutable std::unordered_map<uint64_t, std::shared_ptr<const StringInside>> insides;
   // Per (object, pattern state) of a name under patternProperties: the tokens that stay inside
-  // while no declared name is being written (SplitKey), on first use, in the same budget.
+  // while no declared name is being written (SplitKey), on first use, in the same budget (as
+  // the splits cut to a horizon of their own).
   mutable std::unordered_map<uint64_t, std::shared_ptr<const grammar::TokenMask>> key_insides;
   mutable size_t inside_bytes = 0;
   static constexpr size_t kMaxInsideBytes = size_t{16} << 20;
@@ -1287,10 +1288,20 @@ std::shared_ptr<const grammar::SplitTokens> Matcher::State::SplitTokensOf(uint32
       // take more bytes than their split keeps are not counts, and refuse at the next byte.)
       const grammar::ByteSplit near = grammar::SplitBytesWithin(automaton, reach, state, low);
       const size_t enough = std::max(grammar.vocabulary->size() / 32, tokens->safe_count + 1);
-      if (low > 1 && (near.run_ends || low == deepest) &&
-          grammar.index->SplitTokensFor(near.safe, near.kill)->safe_count >= enough) {
+      std::shared_ptr<const grammar::SplitTokens> whole;
+      if (low > 1 && (near.run_ends || low == deepest)) {
+        whole = grammar.index->SplitTokensFor(near.safe, near.kill);
+      }
+      if (whole != nullptr && whole->safe_count >= enough) {
         auto near_tokens = grammar.index->SplitTokensFor(near.safe, near.kill, low, near.run_ends);
-        if (near_tokens->safe_count >= enough) tokens = std::move(near_tokens);
+        // A cut of its own (not the kept whole split) counts in the grammar's budget.
+        const size_t own = near_tokens == whole ? 0 : near_tokens->memory_bytes();
+        std::lock_guard<std::mutex> lock(grammar.split_mutex);
+        if (near_tokens->safe_count >= enough &&
+            grammar.inside_bytes + own <= CompiledGrammar::Impl::kMaxInsideBytes) {
+          grammar.inside_bytes += own;
+          tokens = std::move(near_tokens);
+        }
       }
     }
   }
