@@ -237,6 +237,9 @@ struct Matcher::State {
   void DeclaredRestTokens(const grammar::Thread& thread, const grammar::ObjectSpec& o,
                           std::span<uint32_t> mask);
   std::shared_ptr<const grammar::SplitTokens> SplitTokensOf(uint32_t dfa, uint32_t state);
+  std::shared_ptr<const grammar::SplitTokens> CountSplitTokens(uint32_t dfa, uint32_t state,
+                                                               const grammar::ByteSplit& split,
+                                                               size_t kept);
   StringPath StringPathFor(const grammar::Frame& top, const grammar::StringSpec& spec,
                            const grammar::TokenMask*& inside,
                            const grammar::StringClass* cls = nullptr) const;
@@ -1266,48 +1269,58 @@ std::shared_ptr<const grammar::SplitTokens> Matcher::State::SplitTokensOf(uint32
   const grammar::ByteSplit split = grammar::SplitBytes(automaton, reach, state);
   auto tokens = grammar.index->SplitTokensFor(split.safe, split.kill);
   if (tokens->safe_count < grammar.vocabulary->size() / 32) {
-    // Few safe tokens: perhaps a count (such as [a-z0-9]{1,255}) refuses the bytes the state
-    // takes only once it runs out. The longest run of them that no state within reach refuses
-    // is found by halving; tokens with longer runs are refused where every state that far
-    // refuses them all. Elsewhere those tokens would have to be stepped one subtree at a
-    // time, which can cost more than the walk the split saves.
-    const grammar::ByteSplit first = grammar::SplitBytesWithin(automaton, reach, state, 1);
-    if (grammar::SplitWeight(first.safe) > grammar::SplitWeight(split.safe)) {
-      auto keeps = [&](uint32_t horizon) {
-        return grammar::SplitBytesWithin(automaton, reach, state, horizon).safe == first.safe;
-      };
-      const auto deepest = static_cast<uint32_t>(grammar.index->trie.max_depth);
-      uint32_t low = 1;
-      uint32_t high = deepest;
-      if (keeps(high)) low = high;
-      while (high - low > 1) {
-        const uint32_t mid = low + (high - low) / 2;
-        (keeps(mid) ? low : high) = mid;
-      }
-      // (Checked on the automaton alone before any scan of the vocabulary: most states that
-      // take more bytes than their split keeps are not counts, and refuse at the next byte.)
-      const grammar::ByteSplit near = grammar::SplitBytesWithin(automaton, reach, state, low);
-      const size_t enough = std::max(grammar.vocabulary->size() / 32, tokens->safe_count + 1);
-      std::shared_ptr<const grammar::SplitTokens> whole;
-      if (low > 1 && (near.run_ends || low == deepest)) {
-        whole = grammar.index->SplitTokensFor(near.safe, near.kill);
-      }
-      if (whole != nullptr && whole->safe_count >= enough) {
-        auto near_tokens = grammar.index->SplitTokensFor(near.safe, near.kill, low, near.run_ends);
-        // A cut of its own (not the kept whole split) counts in the grammar's budget.
-        const size_t own = near_tokens == whole ? 0 : near_tokens->memory_bytes();
-        std::lock_guard<std::mutex> lock(grammar.split_mutex);
-        if (near_tokens->safe_count >= enough &&
-            grammar.inside_bytes + own <= CompiledGrammar::Impl::kMaxInsideBytes) {
-          grammar.inside_bytes += own;
-          tokens = std::move(near_tokens);
-        }
-      }
-    }
+    auto near = CountSplitTokens(dfa, state, split, tokens->safe_count);
+    if (near != nullptr) tokens = std::move(near);
   }
   std::lock_guard<std::mutex> lock(grammar.split_mutex);
   grammar.splits.emplace(key, tokens);
   return tokens;
+}
+
+// For a state whose split keeps few tokens (`kept` of them): perhaps a count (such as
+// [a-z0-9]{1,255}) refuses the bytes the state takes only once it runs out. The longest run
+// of them that no state within reach refuses is found by halving; tokens with longer runs
+// are refused where every state that far refuses them all (elsewhere they would have to be
+// stepped one subtree at a time, which can cost more than the walk the split saves). Null
+// when that split keeps no more tokens, or too few. The cheap checks come first: most states
+// that take more bytes than their split keeps are not counts and refuse at the next byte (an
+// e-mail address), and a count over few tokens' bytes (hex digits) is walked sooner.
+std::shared_ptr<const grammar::SplitTokens> Matcher::State::CountSplitTokens(
+    uint32_t dfa, uint32_t state, const grammar::ByteSplit& split, size_t kept) {
+  const ByteDfa& automaton = grammar.specs.dfas[dfa];
+  const grammar::DfaReach& reach = grammar.specs.dfa_reach[dfa];
+  const grammar::ByteSplit first = grammar::SplitBytesWithin(automaton, reach, state, 1);
+  auto keeps = [&](uint32_t horizon) {
+    return grammar::SplitBytesWithin(automaton, reach, state, horizon).safe == first.safe;
+  };
+  if (grammar::SplitWeight(first.safe) <= grammar::SplitWeight(split.safe) || !keeps(2)) {
+    return nullptr;
+  }
+  // The same bytes reach the same states whatever the horizon, so every horizon's split kills
+  // the same bytes: the whole split (kept per vocabulary) bounds what any cut of it keeps.
+  const size_t enough = std::max(grammar.vocabulary->size() / 32, kept + 1);
+  const auto whole = grammar.index->SplitTokensFor(first.safe, first.kill);
+  if (whole->safe_count < enough) return nullptr;
+  const auto deepest = static_cast<uint32_t>(grammar.index->trie.max_depth);
+  uint32_t low = 2;
+  uint32_t high = deepest;
+  if (keeps(high)) low = high;
+  while (high - low > 1) {
+    const uint32_t mid = low + (high - low) / 2;
+    (keeps(mid) ? low : high) = mid;
+  }
+  const grammar::ByteSplit near = grammar::SplitBytesWithin(automaton, reach, state, low);
+  if (!near.run_ends && low != deepest) return nullptr;
+  auto cut = grammar.index->SplitTokensFor(near.safe, near.kill, low, near.run_ends);
+  // A cut of its own (not the kept whole split) counts in the grammar's budget.
+  const size_t own = cut == whole ? 0 : cut->memory_bytes();
+  std::lock_guard<std::mutex> lock(grammar.split_mutex);
+  if (cut->safe_count < enough ||
+      grammar.inside_bytes + own > CompiledGrammar::Impl::kMaxInsideBytes) {
+    return nullptr;
+  }
+  grammar.inside_bytes += own;
+  return cut;
 }
 
 // A key of a closed object under patternProperties where no declared name continues it, in
