@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <optional>
 
 #include "grammar_specs.h"
 
@@ -222,34 +223,15 @@ size_t Weight(const ByteSet& set) {
 ByteSplit ReachSplit(const ByteDfa& dfa, const PhaseTable& table, const std::vector<uint8_t>& phase,
                      uint32_t state, uint32_t horizon);
 
-}  // namespace
-
-// The larger of two splits: the self-loops of `state`, and the bytes the states they reach
-// from it all take.
-ByteSplit SplitBytes(const ByteDfa& dfa, const DfaReach& reach, uint32_t state) {
-  const PhaseTable table = MakePhaseTable(dfa);
-  if (reach.phase[state] == kNoPhase) return {};
-  ByteSplit loops = SelfLoopSplit(dfa, table, reach.phase[state], state);
-  ByteSplit reached = ReachSplit(dfa, table, reach.phase, state, UINT32_MAX);
-  return Weight(loops.safe) > Weight(reached.safe) ? loops : reached;
-}
-
-ByteSplit SplitBytesWithin(const ByteDfa& dfa, const DfaReach& reach, uint32_t state,
-                           uint32_t horizon) {
-  if (reach.phase[state] == kNoPhase) return {};
-  return ReachSplit(dfa, MakePhaseTable(dfa), reach.phase, state, horizon);
-}
-
-size_t SplitWeight(const ByteSet& safe) {
-  return Weight(safe);
-}
-
-namespace {
-
 // Whether every state `horizon` safe bytes after `state` refuses every safe byte UTF-8 allows
 // there (a count run out), when few states are that far (false otherwise).
 bool RunEnds(const ByteDfa& dfa, const PhaseTable& table, const std::vector<uint8_t>& phase,
-             uint32_t state, uint32_t horizon, const std::vector<uint8_t>& safe) {
+             uint32_t state, uint32_t horizon, const ByteSet& safe_bytes) {
+  std::vector<uint8_t> safe(table.classes, 0);
+  for (int byte = 0; byte < 256; ++byte) {
+    if (safe_bytes.Has(static_cast<uint8_t>(byte)))
+      safe[dfa.ClassOf(static_cast<uint8_t>(byte))] = 1;
+  }
   constexpr size_t kMostStates = 64;
   std::vector<uint32_t> layer = {state};
   std::vector<uint32_t> next;
@@ -277,6 +259,42 @@ bool RunEnds(const ByteDfa& dfa, const PhaseTable& table, const std::vector<uint
   }
   return true;
 }
+
+}  // namespace
+
+// The larger of two splits: the self-loops of `state`, and the bytes the states they reach
+// from it all take.
+ByteSplit SplitBytes(const ByteDfa& dfa, const DfaReach& reach, uint32_t state) {
+  const PhaseTable table = MakePhaseTable(dfa);
+  if (reach.phase[state] == kNoPhase) return {};
+  ByteSplit loops = SelfLoopSplit(dfa, table, reach.phase[state], state);
+  ByteSplit reached = ReachSplit(dfa, table, reach.phase, state, UINT32_MAX);
+  return Weight(loops.safe) > Weight(reached.safe) ? loops : reached;
+}
+
+std::optional<CountSplit> SplitForCount(const ByteDfa& dfa, const DfaReach& reach, uint32_t state,
+                                        uint32_t max_horizon) {
+  if (reach.phase[state] == kNoPhase || max_horizon < 2) return std::nullopt;
+  const PhaseTable table = MakePhaseTable(dfa);
+  auto within = [&](uint32_t horizon) {
+    return ReachSplit(dfa, table, reach.phase, state, horizon);
+  };
+  // The same safe bytes reach the same states whatever the horizon, so they kill alike too.
+  const ByteSplit first = within(1);
+  auto keeps = [&](uint32_t horizon) { return within(horizon).safe == first.safe; };
+  if (!keeps(2)) return std::nullopt;
+  uint32_t low = 2;  // keeps(low); !keeps(high)
+  uint32_t high = max_horizon;
+  if (keeps(high)) return CountSplit{first, high};
+  while (high - low > 1) {
+    const uint32_t mid = low + (high - low) / 2;
+    (keeps(mid) ? low : high) = mid;
+  }
+  if (!RunEnds(dfa, table, reach.phase, state, low, first.safe)) return std::nullopt;
+  return CountSplit{first, low};
+}
+
+namespace {
 
 // (`horizon`: the longest run of safe bytes a token may write; only the states within fewer
 // bytes than that of `state` must take the safe bytes. UINT32_MAX: no limit.)
@@ -335,7 +353,6 @@ ByteSplit ReachSplit(const ByteDfa& dfa, const PhaseTable& table, const std::vec
     if (safe[c]) split.safe.Set(static_cast<uint8_t>(byte));
     if (kill[c] && !safe[c]) split.kill.Set(static_cast<uint8_t>(byte));
   }
-  if (horizon != UINT32_MAX) split.run_ends = RunEnds(dfa, table, phase, state, horizon, safe);
   return split;
 }
 

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -185,19 +186,21 @@ DfaReach ComputeDfaReach(const ByteDfa& dfa, const std::vector<uint32_t>& to_acc
 struct ByteSplit {
   ByteSet safe;
   ByteSet kill;
-  bool run_ends = false;  // SplitBytesWithin: a run of more safe bytes than the horizon is refused
 };
 ByteSplit SplitBytes(const ByteDfa& dfa, const DfaReach& reach, uint32_t state);
-// The same split for tokens that write at most `horizon` safe bytes in a row: only the states
-// within fewer bytes than that of `state` must take the safe bytes (`kill` still holds after
-// any run of them). A bound on the automaton's length (a count such as [a-z0-9]{1,255}) kills
-// its bytes only so far ahead, so these splits stay wide where SplitBytes finds no safe byte.
-// Sound for tokens that write no longer run of the safe bytes before another byte
-// (SplitTokens with that run limit).
-ByteSplit SplitBytesWithin(const ByteDfa& dfa, const DfaReach& reach, uint32_t state,
-                           uint32_t horizon);
-// How much of the text tokens are made of a safe set covers, to compare two splits.
-size_t SplitWeight(const ByteSet& safe);
+// A count (such as [a-z0-9]{1,255}) refuses the bytes a state takes only once it runs out, so
+// SplitBytes finds no safe byte there. This split keeps safe the bytes `state` takes at once
+// over the longest `horizon` (2 to max_horizon bytes) within which every state they reach
+// takes them all; `kill` holds after any run of them. A token with a longer run of them is
+// refused: when the horizon is under max_horizon, every state that far refuses every one of
+// them (the count's end). Null when the state does not keep its bytes two bytes on, or when
+// such runs can go on past the horizon.
+struct CountSplit {
+  ByteSplit split;
+  uint32_t horizon = 0;
+};
+std::optional<CountSplit> SplitForCount(const ByteDfa& dfa, const DfaReach& reach, uint32_t state,
+                                        uint32_t max_horizon);
 
 // One alternative of a value position: a merged conjunction of schema nodes.
 struct ValueSpec {

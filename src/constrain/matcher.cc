@@ -238,7 +238,6 @@ struct Matcher::State {
                           std::span<uint32_t> mask);
   std::shared_ptr<const grammar::SplitTokens> SplitTokensOf(uint32_t dfa, uint32_t state);
   std::shared_ptr<const grammar::SplitTokens> CountSplitTokens(uint32_t dfa, uint32_t state,
-                                                               const grammar::ByteSplit& split,
                                                                size_t kept);
   StringPath StringPathFor(const grammar::Frame& top, const grammar::StringSpec& spec,
                            const grammar::TokenMask*& inside,
@@ -1264,12 +1263,11 @@ std::shared_ptr<const grammar::SplitTokens> Matcher::State::SplitTokensOf(uint32
     auto found = grammar.splits.find(key);
     if (found != grammar.splits.end()) return found->second;
   }
-  const ByteDfa& automaton = grammar.specs.dfas[dfa];
-  const grammar::DfaReach& reach = grammar.specs.dfa_reach[dfa];
-  const grammar::ByteSplit split = grammar::SplitBytes(automaton, reach, state);
+  const grammar::ByteSplit split =
+      grammar::SplitBytes(grammar.specs.dfas[dfa], grammar.specs.dfa_reach[dfa], state);
   auto tokens = grammar.index->SplitTokensFor(split.safe, split.kill);
   if (tokens->safe_count < grammar.vocabulary->size() / 32) {
-    auto near = CountSplitTokens(dfa, state, split, tokens->safe_count);
+    auto near = CountSplitTokens(dfa, state, tokens->safe_count);
     if (near != nullptr) tokens = std::move(near);
   }
   std::lock_guard<std::mutex> lock(grammar.split_mutex);
@@ -1278,47 +1276,26 @@ std::shared_ptr<const grammar::SplitTokens> Matcher::State::SplitTokensOf(uint32
 }
 
 // For a state whose split keeps few tokens (`kept` of them): perhaps a count (such as
-// [a-z0-9]{1,255}) refuses the bytes the state takes only once it runs out. The longest run
-// of them that no state within reach refuses is found by halving; tokens with longer runs
-// are refused where every state that far refuses them all (elsewhere they would have to be
-// stepped one subtree at a time, which can cost more than the walk the split saves). Null
-// when that split keeps no more tokens, or too few. The cheap checks come first: most states
-// that take more bytes than their split keeps are not counts and refuse at the next byte (an
-// e-mail address), and a count over few tokens' bytes (hex digits) is walked sooner.
-std::shared_ptr<const grammar::SplitTokens> Matcher::State::CountSplitTokens(
-    uint32_t dfa, uint32_t state, const grammar::ByteSplit& split, size_t kept) {
-  const ByteDfa& automaton = grammar.specs.dfas[dfa];
-  const grammar::DfaReach& reach = grammar.specs.dfa_reach[dfa];
-  const grammar::ByteSplit first = grammar::SplitBytesWithin(automaton, reach, state, 1);
-  auto keeps = [&](uint32_t horizon) {
-    return grammar::SplitBytesWithin(automaton, reach, state, horizon).safe == first.safe;
-  };
-  if (grammar::SplitWeight(first.safe) <= grammar::SplitWeight(split.safe) || !keeps(2)) {
-    return nullptr;
-  }
-  // The same bytes reach the same states whatever the horizon, so every horizon's split kills
-  // the same bytes: the whole split (kept per vocabulary) bounds what any cut of it keeps.
+// [a-z0-9]{1,255}) that refuses the bytes the state takes only once it runs out
+// (SplitForCount). Null when its split keeps no more tokens, or too few to beat a walk. The
+// whole split of those bytes (kept per vocabulary) is checked before the cut for this
+// state's horizon is made from it.
+std::shared_ptr<const grammar::SplitTokens> Matcher::State::CountSplitTokens(uint32_t dfa,
+                                                                             uint32_t state,
+                                                                             size_t kept) {
+  const auto count = grammar::SplitForCount(grammar.specs.dfas[dfa], grammar.specs.dfa_reach[dfa],
+                                            state, grammar.index->trie.max_depth);
+  if (!count) return nullptr;
   const size_t enough = std::max(grammar.vocabulary->size() / 32, kept + 1);
-  const auto whole = grammar.index->SplitTokensFor(first.safe, first.kill);
+  const grammar::ByteSplit& split = count->split;
+  const auto whole = grammar.index->SplitTokensFor(split.safe, split.kill);
   if (whole->safe_count < enough) return nullptr;
-  const auto deepest = static_cast<uint32_t>(grammar.index->trie.max_depth);
-  uint32_t low = 2;
-  uint32_t high = deepest;
-  if (keeps(high)) low = high;
-  while (high - low > 1) {
-    const uint32_t mid = low + (high - low) / 2;
-    (keeps(mid) ? low : high) = mid;
-  }
-  const grammar::ByteSplit near = grammar::SplitBytesWithin(automaton, reach, state, low);
-  if (!near.run_ends && low != deepest) return nullptr;
-  auto cut = grammar.index->SplitTokensFor(near.safe, near.kill, low, near.run_ends);
+  auto cut = grammar.index->SplitTokensFor(split.safe, split.kill, count->horizon);
+  if (cut == nullptr || cut->safe_count < enough) return nullptr;
   // A cut of its own (not the kept whole split) counts in the grammar's budget.
   const size_t own = cut == whole ? 0 : cut->memory_bytes();
   std::lock_guard<std::mutex> lock(grammar.split_mutex);
-  if (cut->safe_count < enough ||
-      grammar.inside_bytes + own > CompiledGrammar::Impl::kMaxInsideBytes) {
-    return nullptr;
-  }
+  if (grammar.inside_bytes + own > CompiledGrammar::Impl::kMaxInsideBytes) return nullptr;
   grammar.inside_bytes += own;
   return cut;
 }

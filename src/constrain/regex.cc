@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <memory>
 #include <span>
 #include <string>
@@ -566,78 +565,37 @@ uint32_t RunDfa(const ByteDfa& dfa, std::string_view text) {
 
 namespace {
 
-// The end of the atom that starts at `at`: a bracket class, a class escape, an escaped symbol,
-// '.', or a plain ASCII byte. 0: none of those.
-size_t AtomEnd(std::string_view pattern, size_t at) {
-  const char first = pattern[at];
-  if (first == '[') {
-    ++at;
-    while (at < pattern.size() && pattern[at] != ']')
-      at += pattern[at] == '\\' ? 2 : 1;
-    return at < pattern.size() ? at + 1 : 0;
-  }
-  if (first == '\\') {
-    if (at + 1 >= pattern.size()) return 0;
-    const auto escaped = static_cast<unsigned char>(pattern[at + 1]);
-    const bool class_escape =
-        std::string_view("dDwWsS").find(static_cast<char>(escaped)) != std::string_view::npos;
-    const bool symbol = escaped < 0x80 && std::isalnum(escaped) == 0;
-    return class_escape || symbol ? at + 2 : 0;
-  }
-  const auto byte = static_cast<unsigned char>(first);
-  const bool plain = byte >= 0x20 && byte < 0x80 &&
-                     std::string_view("^$\\*+?()[]{}|/").find(first) == std::string_view::npos;
-  return plain ? at + 1 : 0;  // ('.' is plain here: any character but a line break)
-}
-
-// The count at `at` (`*`, `+`, `?`, `{m}`, `{m,}`, `{m,n}`) into `counted`; the position after
-// it, or 0.
-size_t CountEnd(std::string_view pattern, size_t at, CountedClass& counted) {
-  auto digits = [&](uint64_t& value) {
-    const size_t begin = at;
-    value = 0;
-    while (at < pattern.size() && pattern[at] >= '0' && pattern[at] <= '9') {
-      if (value > (UINT64_MAX - 9) / 10) return false;
-      value = value * 10 + static_cast<uint64_t>(pattern[at++] - '0');
-    }
-    return at > begin;
-  };
-  if (at >= pattern.size()) return 0;
-  const char op = pattern[at];
-  if (op == '*' || op == '+' || op == '?') {
-    counted.min = op == '+' ? 1 : 0;
-    counted.max = op == '?' ? 1 : UINT64_MAX;
-    return at + 1;
-  }
-  if (op != '{') return 0;
-  ++at;
-  if (!digits(counted.min)) return 0;
-  counted.max = counted.min;
-  if (at < pattern.size() && pattern[at] == ',') {
-    ++at;
-    counted.max = UINT64_MAX;
-    if (at < pattern.size() && pattern[at] != '}' && !digits(counted.max)) return 0;
-  }
-  if (at >= pattern.size() || pattern[at] != '}' || counted.min > counted.max) return 0;
-  return at + 1;
+// Whether node `id` matches exactly one code point: a set, or an alternation of such.
+bool OneCodePoint(const regex::RegexAst& ast, uint32_t id) {
+  const regex::RegexNode& node = ast.nodes[id];
+  if (node.kind == regex::RegexNode::Kind::kSet) return true;
+  if (node.kind != regex::RegexNode::Kind::kAlternation) return false;
+  return std::all_of(node.children.begin(), node.children.end(),
+                     [&](uint32_t child) { return OneCodePoint(ast, child); });
 }
 
 }  // namespace
 
 std::optional<CountedClass> AsCountedClass(std::string_view pattern) {
-  if (pattern.size() < 4 || pattern.front() != '^' || pattern.back() != '$') return std::nullopt;
-  const size_t atom_end = AtomEnd(pattern, 1);
-  if (atom_end == 0) return std::nullopt;
+  using NodeKind = regex::RegexNode::Kind;
+  auto ast = regex::ParseRegex(pattern);
+  if (!ast.ok()) return std::nullopt;
+  const regex::RegexNode& root = ast->nodes[ast->root];
+  if (root.kind != NodeKind::kConcat || root.children.size() != 3 ||
+      ast->nodes[root.children[0]].kind != NodeKind::kLineStart ||
+      ast->nodes[root.children[2]].kind != NodeKind::kLineEnd) {
+    return std::nullopt;
+  }
+  const regex::RegexNode& repeat = ast->nodes[root.children[1]];
+  if (repeat.kind != NodeKind::kRepeat || !OneCodePoint(*ast, repeat.children[0])) {
+    return std::nullopt;
+  }
   CountedClass counted;
-  size_t at = CountEnd(pattern, atom_end, counted);
-  if (at == 0) return std::nullopt;
-  if (at < pattern.size() && pattern[at] == '?') ++at;  // lazy: the same strings
-  if (at + 1 != pattern.size()) return std::nullopt;    // only the final '$' may be left
-  const std::string_view atom = pattern.substr(1, atom_end - 1);
-  counted.loop.reserve(atom.size() + 3);
-  counted.loop += '^';
-  counted.loop += atom;
-  counted.loop += "*$";
+  counted.min = repeat.min;
+  counted.max = repeat.max == regex::kUnbounded ? UINT64_MAX : repeat.max;
+  counted.loop = std::string(pattern.substr(0, repeat.quantifier_begin));
+  counted.loop += '*';
+  counted.loop += pattern.substr(repeat.quantifier_end);
   return counted;
 }
 

@@ -134,16 +134,17 @@ class ByteDfa {
 // are compiled once per process while they stay in the automaton cache (errors too).
 Expected<ByteDfa> CompileRegexes(std::span<const RegexSource> sources);
 
-// A pattern that is one character class repeated, anchored at both ends (`^[a-f0-9]{24}$`,
-// `^\w{1,64}$`, `^[^\s]+$`): as a bound on the string's length in code points beside
-// `loop`, the class repeated any number of times. Both say the same, but a count makes an
-// automaton of as many states, each of which a mask meets anew, where the loop has one.
+// A pattern that is one character repeated, anchored at both ends (`^[a-f0-9]{24}$`,
+// `^\w{1,64}$`, `^([0-9]|[a-f]){32}$`): as a bound on the string's length in code points
+// beside `loop`, the same pattern with its count made `*`. Both say the same, but a count
+// makes an automaton of as many states, each of which a mask meets anew, where the loop has
+// one. Read from the pattern's syntax tree.
 struct CountedClass {
   std::string loop;  // ^C*$
   uint64_t min = 0;
   uint64_t max = UINT64_MAX;
 };
-// Null when `pattern` is not of that form (or its count is malformed: left to the compiler).
+// Null when `pattern` is not of that form (or does not parse: left to the compiler).
 std::optional<CountedClass> AsCountedClass(std::string_view pattern);
 
 // Runs `dfa` over `text`; the state reached (kDeadState once dead).

@@ -47,6 +47,10 @@ struct RegexNode {
   std::vector<uint32_t> children;
   uint32_t min = 0;
   uint32_t max = 0;
+  // kRepeat: the quantifier's text, [quantifier_begin, quantifier_end) of the pattern (a
+  // lazy `?` included).
+  uint32_t quantifier_begin = 0;
+  uint32_t quantifier_end = 0;
 };
 
 struct RegexAst {

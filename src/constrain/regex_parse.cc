@@ -243,6 +243,7 @@ bool Parser::ReadBraces(uint32_t& min, uint32_t& max) {
 
 Expected<uint32_t> Parser::Quantified(uint32_t atom) {
   if (AtEnd()) return atom;
+  const size_t quantifier_begin = pos_;
   uint32_t min = 0;
   uint32_t max = 0;
   const char c = Peek();
@@ -261,6 +262,7 @@ Expected<uint32_t> Parser::Quantified(uint32_t atom) {
     return atom;
   }
   Accept('?');  // lazy: the same language
+  const size_t quantifier_end = pos_;
   if (!AtEnd() && std::string_view("*+?{").find(Peek()) != std::string_view::npos) {
     uint32_t ignored_min = 0;
     uint32_t ignored_max = 0;
@@ -274,6 +276,8 @@ Expected<uint32_t> Parser::Quantified(uint32_t atom) {
   node.children = {atom};
   node.min = min;
   node.max = max;
+  node.quantifier_begin = static_cast<uint32_t>(quantifier_begin);
+  node.quantifier_end = static_cast<uint32_t>(quantifier_end);
   return Add(std::move(node));
 }
 

@@ -373,6 +373,15 @@ namespace {
 
 enum SplitAction : uint8_t { kRefuse, kStep, kDown };
 
+// The bytes of `safe` that are the automaton's: quotes, backslashes and control bytes belong
+// to the string's lexer.
+ByteSet TextBytes(const ByteSet& safe) {
+  ByteSet text = safe;
+  text.words[0] &= ~(uint64_t{0xFFFFFFFF} | uint64_t{1} << '"');
+  text.words[1] &= ~(uint64_t{1} << ('\\' - 64));
+  return text;
+}
+
 // What a trie node's byte does in a split scan: go down (a safe text byte), step the node's
 // subtree (a backslash, or text that does not kill), or refuse it.
 std::array<uint8_t, 256> SplitActions(const ByteSet& text, const ByteSet& kill) {
@@ -390,19 +399,13 @@ std::array<uint8_t, 256> SplitActions(const ByteSet& text, const ByteSet& kill) 
 
 }  // namespace
 
-std::shared_ptr<SplitTokens> VocabIndex::ScanSplit(const ByteSet& safe, const ByteSet& kill,
-                                                   size_t run_limit, bool run_ends) const {
-  // Quotes, backslashes and control bytes belong to the string's lexer, not to the automaton.
-  ByteSet text = safe;
-  text.words[0] &= ~(uint64_t{0xFFFFFFFF} | uint64_t{1} << '"');
-  text.words[1] &= ~(uint64_t{1} << ('\\' - 64));
+std::shared_ptr<SplitTokens> VocabIndex::ScanSplit(const ByteSet& safe, const ByteSet& kill) const {
+  const ByteSet text = TextBytes(safe);
   auto tokens = std::make_shared<SplitTokens>();
   tokens->safe = safe;
   tokens->kill = kill;
   tokens->safe_only.assign(vocabulary->mask_words(), 0);
   const std::array<uint8_t, 256> action = SplitActions(text, kill);
-  // A safe byte past the run limit steps (it is not in `kill`), or refuses with `run_ends`.
-  const uint8_t past_run = run_ends ? kRefuse : kStep;
   // Down the trie (every non-special token) through safe bytes only: the tokens ending on
   // the way are safe; below the first other byte, a whole subtree is refused (that byte
   // kills) or stepped. A node's values and those of its subtree lie together in trie order,
@@ -419,14 +422,11 @@ std::shared_ptr<SplitTokens> VocabIndex::ScanSplit(const ByteSet& safe, const By
   const size_t n = trie.size();
   for (size_t i = 0; i < n;) {
     const size_t depth = trie.depth[i];
-    uint8_t act = action[trie.byte[i]];
+    const uint8_t act = action[trie.byte[i]];
     if (act == kDown) {
-      if (depth <= run_limit) {
-        deepest = std::max(deepest, depth);
-        ++i;
-        continue;
-      }
-      act = past_run;
+      deepest = std::max(deepest, depth);
+      ++i;
+      continue;
     }
     mark(trie.begin[run_begin], trie.begin[i]);
     if (act == kStep) {
@@ -447,19 +447,18 @@ std::shared_ptr<SplitTokens> VocabIndex::ScanSplit(const ByteSet& safe, const By
   return tokens;
 }
 
-// `whole` cut at runs of `limit` safe bytes (at least kDeepRun): the safe tokens deeper than
-// that leave safe_only, and the safe nodes at depth limit + 1 become stepped roots (refused
-// with `run_ends`) in place of the roots below them — what ScanSplit with that limit gives,
-// without scanning the trie.
-std::shared_ptr<SplitTokens> VocabIndex::WithRunLimit(const SplitTokens& whole, size_t limit,
-                                                      bool run_ends) const {
+// `whole` cut at runs of `limit` safe bytes (at least kDeepRun): the safe nodes deeper than
+// that are refused with their subtrees, so their tokens leave safe_only and the stepped roots
+// below them go.
+std::shared_ptr<SplitTokens> VocabIndex::WithRunLimit(const SplitTokens& whole,
+                                                      size_t limit) const {
   auto tokens = std::make_shared<SplitTokens>();
   tokens->safe = whole.safe;
   tokens->kill = whole.kill;
   tokens->safe_only = whole.safe_only;
   tokens->safe_count = whole.safe_count;
   tokens->safe_depth = limit;
-  std::vector<uint32_t> cut;  // the new roots, in trie order
+  std::vector<uint32_t> cut;  // the refused subtrees' roots, in trie order
   for (uint32_t node : whole.DeepRuns(trie)) {
     if (trie.depth[node] <= limit) continue;
     if (trie.depth[node] == limit + 1) cut.push_back(node);
@@ -469,47 +468,33 @@ std::shared_ptr<SplitTokens> VocabIndex::WithRunLimit(const SplitTokens& whole, 
       --tokens->safe_count;
     }
   }
-  // Both lists of roots are in trie order; a root of `whole` under a new one goes.
-  auto add = [&](uint32_t root, std::string_view path) {
-    tokens->stepped_path_begin.push_back(static_cast<uint32_t>(tokens->stepped_paths.size()));
-    tokens->stepped_roots.push_back(root);
-    tokens->stepped_paths += path;
-    tokens->stepped_bytes += path.size() + (trie.skip[root] - root);
-  };
+  // Both lists are in trie order: a root of `whole` goes when it lies under the last cut
+  // before it.
   size_t next_cut = 0;
-  auto add_cuts_before = [&](uint32_t node) {
-    for (; next_cut < cut.size() && cut[next_cut] < node; ++next_cut) {
-      const uint32_t root = cut[next_cut];
-      if (run_ends) continue;
-      // The path: the first `limit` bytes of any token below the root.
-      uint32_t k = root;
-      while (trie.begin[k] == trie.begin[k + 1])
-        ++k;
-      add(root, vocabulary->bytes(trie.values[trie.begin[k]]).substr(0, limit));
-    }
-  };
   for (size_t r = 0; r < whole.stepped_roots.size(); ++r) {
     const uint32_t root = whole.stepped_roots[r];
-    add_cuts_before(root);
-    if (next_cut > 0 && root < trie.skip[cut[next_cut - 1]]) continue;  // under a cut
-    const std::string_view paths = whole.stepped_paths;
-    add(root, paths.substr(whole.stepped_path_begin[r],
-                           whole.stepped_path_begin[r + 1] - whole.stepped_path_begin[r]));
+    while (next_cut < cut.size() && cut[next_cut] < root)
+      ++next_cut;
+    if (next_cut > 0 && root < trie.skip[cut[next_cut - 1]]) continue;
+    const uint32_t begin = whole.stepped_path_begin[r];
+    const uint32_t length = whole.stepped_path_begin[r + 1] - begin;
+    tokens->stepped_path_begin.push_back(static_cast<uint32_t>(tokens->stepped_paths.size()));
+    tokens->stepped_roots.push_back(root);
+    tokens->stepped_paths += std::string_view(whole.stepped_paths).substr(begin, length);
+    tokens->stepped_bytes += length + (trie.skip[root] - root);
   }
-  add_cuts_before(UINT32_MAX);
   tokens->stepped_path_begin.push_back(static_cast<uint32_t>(tokens->stepped_paths.size()));
   return tokens;
 }
 
 std::shared_ptr<const SplitTokens> VocabIndex::SplitTokensFor(const ByteSet& safe,
-                                                              const ByteSet& kill, size_t run_limit,
-                                                              bool run_ends) const {
+                                                              const ByteSet& kill,
+                                                              size_t run_limit) const {
   if (run_limit < trie.max_depth) {
     auto whole = SplitTokensFor(safe, kill);
     if (whole->safe_depth <= run_limit) return whole;
-    // Not kept: the limit varies from state to state.
-    if (run_limit >= SplitTokens::kDeepRun) return WithRunLimit(*whole, run_limit, run_ends);
-    return ScanSplit(safe, kill, run_limit, run_ends);
+    if (run_limit < SplitTokens::kDeepRun) return nullptr;
+    return WithRunLimit(*whole, run_limit);  // not kept: the limit varies from state to state
   }
   SplitKey key{};
   for (size_t w = 0; w < 4; ++w) {
@@ -524,7 +509,7 @@ std::shared_ptr<const SplitTokens> VocabIndex::SplitTokensFor(const ByteSet& saf
       return found->second.tokens;
     }
   }
-  auto tokens = ScanSplit(safe, kill, SIZE_MAX, false);
+  auto tokens = ScanSplit(safe, kill);
   std::lock_guard<std::mutex> lock(split_mutex_);
   auto [at, added] = split_sets_.try_emplace(key, KeptSplit{tokens, ++split_uses_});
   if (!added) return at->second.tokens;  // made meanwhile by another thread
@@ -542,9 +527,7 @@ std::shared_ptr<const SplitTokens> VocabIndex::SplitTokensFor(const ByteSet& saf
 
 const std::vector<uint32_t>& SplitTokens::DeepRuns(const FlatTrie& trie) const {
   std::call_once(deep_once_, [&] {
-    ByteSet text = safe;
-    text.words[0] &= ~(uint64_t{0xFFFFFFFF} | uint64_t{1} << '"');
-    text.words[1] &= ~(uint64_t{1} << ('\\' - 64));
+    const ByteSet text = TextBytes(safe);
     for (size_t i = 0; i < trie.size();) {
       if (!text.Has(trie.byte[i])) {
         i = trie.skip[i];

@@ -267,18 +267,15 @@ struct VocabIndex {
   size_t memory_bytes() const;
   // The tokens through one split of bytes (safe, kill): computed on first use, kept while
   // they are among the most recently used within kMaxSplitTokenBytes. Thread-safe.
-  // With a `run_limit` under the trie's depth, a run of safe bytes longer than it is stepped
-  // like any other subtree, or refused with `run_ends` (for SplitBytesWithin's splits); such
-  // sets are not kept.
+  // With a `run_limit` under the trie's depth (at least SplitTokens::kDeepRun; null under it
+  // when it binds), a run of more safe bytes than the limit is refused, for a count's split
+  // (SplitForCount), which vouches for that; such cuts are not kept.
   std::shared_ptr<const SplitTokens> SplitTokensFor(const ByteSet& safe, const ByteSet& kill,
-                                                    size_t run_limit = SIZE_MAX,
-                                                    bool run_ends = false) const;
+                                                    size_t run_limit = SIZE_MAX) const;
 
  private:
-  std::shared_ptr<SplitTokens> ScanSplit(const ByteSet& safe, const ByteSet& kill, size_t run_limit,
-                                         bool run_ends) const;
-  std::shared_ptr<SplitTokens> WithRunLimit(const SplitTokens& whole, size_t limit,
-                                            bool run_ends) const;
+  std::shared_ptr<SplitTokens> ScanSplit(const ByteSet& safe, const ByteSet& kill) const;
+  std::shared_ptr<SplitTokens> WithRunLimit(const SplitTokens& whole, size_t limit) const;
   static constexpr size_t kMaxSplitTokenBytes = size_t{48} << 20;
   using SplitKey = std::array<uint64_t, 8>;  // safe and kill
   struct SplitKeyHash {

@@ -250,11 +250,11 @@ TEST(GrammarMask, DeclaredNamesBesideAPatternEqualBruteForceOnLlama3) {
 }
 
 // Counted patterns ([class]{m,n}): the automaton refuses its letters only once the count runs
-// out, so a state's split looks only as far as tokens reach (SplitBytesWithin), and the
-// tokens with longer runs are cut out. Keys under a closed object's patternProperties and
-// plain string values, written up to the count's end; the bounds fall above the longest run
-// of such letters in a token, below it, and below kDeepRun; past the count, letters are
-// refused, or only some of them are.
+// out, so a state's split keeps them safe within a horizon (SplitForCount) and the tokens
+// with longer runs are cut out. Keys under a closed object's patternProperties and plain
+// string values, written up to the count's end; the bounds fall above the longest run of
+// such letters in a token, below it, and below kDeepRun; past the count, letters are
+// refused, or only some of them are (no cut then).
 TEST(GrammarMask, CountedPatternsEqualBruteForceOnLlama3) {
   auto vocabulary = test_data::Llama3Vocabulary();
   if (vocabulary == nullptr) GTEST_SKIP() << test_data::kNoLlamaCpp;

@@ -583,8 +583,8 @@ TEST(RegexTest, FormatsAgreeWithReferenceCheckers) {
   }
 }
 
-// A class repeated and anchored becomes the class looped with a bound on the length: the form
-// is recognised only where the two say the same, and then they agree on every string.
+// One character repeated and anchored becomes the character looped with a bound on the length:
+// the form is recognised only where the two say the same, and then they agree on every string.
 TEST(RegexTest, CountedClassIsTheLoopUnderALengthBound) {
   struct Form {
     const char* pattern;
@@ -601,6 +601,8 @@ TEST(RegexTest, CountedClassIsTheLoopUnderALengthBound) {
       {"^a?$", "^a*$", 0, 1},
       {"^\\.{3}$", "^\\.*$", 3, 3},
       {"^.{2,4}$", "^.*$", 2, 4},
+      {"^([0-9]|[a-f]){3}$", "^([0-9]|[a-f])*$", 3, 3},  // one character, by alternation
+      {"^(?:a|\\.){1,2}$", "^(?:a|\\.)*$", 1, 2},
       {"^[a-z]{3,2}$", nullptr, 0, 0},  // malformed: left to the compiler
       {"^[a-z]{1,3}", nullptr, 0, 0},   // not anchored at the end
       {"[a-z]{1,3}$", nullptr, 0, 0},
@@ -608,9 +610,10 @@ TEST(RegexTest, CountedClassIsTheLoopUnderALengthBound) {
       {"^ab{2}$", nullptr, 0, 0},         // two atoms
       {"^(ab){2}$", nullptr, 0, 0},
       {"^\\b{2}$", nullptr, 0, 0},     // an assertion
-      {"^\\1{2}$", nullptr, 0, 0},     // a back-reference
+      {"^(a|bc){2}$", nullptr, 0, 0},  // an alternative of two characters
       {"^a{,3}$", nullptr, 0, 0},      // a literal brace in ECMAScript
       {"^[a-z{1,3}$", nullptr, 0, 0},  // an open class
+      {"^(?=a)a{2}$", nullptr, 0, 0},  // a lookahead
   };
   for (const Form& form : forms) {
     const auto counted = AsCountedClass(form.pattern);

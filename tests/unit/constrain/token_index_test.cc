@@ -110,10 +110,9 @@ std::shared_ptr<const Vocabulary> LetterRuns() {
 }
 
 // A split of letters under a run limit holds each token where the limit puts it: safe when
-// all its bytes are letters and it is no longer than the limit; past the limit, stepped (or
-// refused where runs end there); else by its first other byte. Stepped tokens lie under
-// exactly one root, whose path is the start of the token. Limits under and over kDeepRun take
-// the two ways a limited split is made (a scan, and a cut of the whole split).
+// all its bytes are letters and it is no longer than the limit; refused past the limit (a
+// count's end); else by its first other byte. Stepped tokens lie under exactly one root,
+// whose path is the start of the token. Under kDeepRun a binding limit gives no split.
 TEST(SplitTokens, RunLimitPutsEveryTokenWhereTheLimitSays) {
   auto index = IndexFor(LetterRuns());
   const Vocabulary& vocabulary = *index->vocabulary;
@@ -122,47 +121,44 @@ TEST(SplitTokens, RunLimitPutsEveryTokenWhereTheLimitSays) {
   safe.SetRange('a', 'z');
   ByteSet kill;
   kill.Set('!');
-  for (size_t limit : {size_t{2}, SplitTokens::kDeepRun + 5}) {
-    for (bool run_ends : {false, true}) {
-      SCOPED_TRACE("limit " + std::to_string(limit) + (run_ends ? ", runs end" : ""));
-      const auto tokens = index->SplitTokensFor(safe, kill, limit, run_ends);
-      std::vector<int> under_roots(vocabulary.size(), 0);
-      for (size_t k = 0; k < tokens->stepped_roots.size(); ++k) {
-        const uint32_t root = tokens->stepped_roots[k];
-        const std::string_view path =
-            std::string_view(tokens->stepped_paths)
-                .substr(tokens->stepped_path_begin[k],
-                        tokens->stepped_path_begin[k + 1] - tokens->stepped_path_begin[k]);
-        ASSERT_EQ(path.size() + 1, trie.depth[root]);
-        for (uint32_t i = root; i < trie.skip[root]; ++i) {
-          for (uint32_t v = trie.begin[i]; v < trie.begin[i + 1]; ++v) {
-            ++under_roots[trie.values[v]];
-            EXPECT_EQ(vocabulary.bytes(trie.values[v]).substr(0, path.size()), path);
-          }
+  EXPECT_EQ(index->SplitTokensFor(safe, kill, SplitTokens::kDeepRun - 1), nullptr);
+  EXPECT_EQ(index->SplitTokensFor(safe, kill, 21), index->SplitTokensFor(safe, kill))
+      << "a limit that does not bind gives the whole split";
+  for (size_t limit : {SplitTokens::kDeepRun, SplitTokens::kDeepRun + 5}) {
+    SCOPED_TRACE("limit " + std::to_string(limit));
+    const auto tokens = index->SplitTokensFor(safe, kill, limit);
+    ASSERT_NE(tokens, nullptr);
+    std::vector<int> under_roots(vocabulary.size(), 0);
+    for (size_t k = 0; k < tokens->stepped_roots.size(); ++k) {
+      const uint32_t root = tokens->stepped_roots[k];
+      const std::string_view path =
+          std::string_view(tokens->stepped_paths)
+              .substr(tokens->stepped_path_begin[k],
+                      tokens->stepped_path_begin[k + 1] - tokens->stepped_path_begin[k]);
+      ASSERT_EQ(path.size() + 1, trie.depth[root]);
+      for (uint32_t i = root; i < trie.skip[root]; ++i) {
+        for (uint32_t v = trie.begin[i]; v < trie.begin[i + 1]; ++v) {
+          ++under_roots[trie.values[v]];
+          EXPECT_EQ(vocabulary.bytes(trie.values[v]).substr(0, path.size()), path);
         }
       }
-      size_t safe_count = 0;
-      for (uint32_t id = 0; id < vocabulary.size(); ++id) {
-        const std::string_view bytes = vocabulary.bytes(id);
-        size_t run = 0;
-        while (run < bytes.size() && bytes[run] >= 'a' && bytes[run] <= 'z')
-          ++run;
-        const bool is_safe = run == bytes.size() && run <= limit;
-        bool stepped = false;
-        if (run > limit) {
-          stepped = !run_ends;
-        } else if (run < bytes.size()) {
-          stepped = bytes[run] == ' ' || bytes[run] == '-' || bytes[run] == '\\';
-        }
-        const bool listed_safe = (tokens->safe_only[id / 32] >> (id % 32) & 1) != 0;
-        EXPECT_EQ(listed_safe, is_safe) << bytes;
-        EXPECT_EQ(under_roots[id], stepped ? 1 : 0) << bytes;
-        safe_count += is_safe ? 1 : 0;
-      }
-      EXPECT_EQ(tokens->safe_count, safe_count);
     }
+    size_t safe_count = 0;
+    for (uint32_t id = 0; id < vocabulary.size(); ++id) {
+      const std::string_view bytes = vocabulary.bytes(id);
+      size_t run = 0;
+      while (run < bytes.size() && bytes[run] >= 'a' && bytes[run] <= 'z')
+        ++run;
+      const bool is_safe = run == bytes.size() && run <= limit;
+      const bool stepped = run <= limit && run < bytes.size() &&
+                           (bytes[run] == ' ' || bytes[run] == '-' || bytes[run] == '\\');
+      const bool listed_safe = (tokens->safe_only[id / 32] >> (id % 32) & 1) != 0;
+      EXPECT_EQ(listed_safe, is_safe) << bytes;
+      EXPECT_EQ(under_roots[id], stepped ? 1 : 0) << bytes;
+      safe_count += is_safe ? 1 : 0;
+    }
+    EXPECT_EQ(tokens->safe_count, safe_count);
   }
 }
-
 }  // namespace
 }  // namespace crux::constrain::grammar
