@@ -33,10 +33,17 @@ std::shared_ptr<const crux::chat_template::Template> Qwen3() {
 }
 
 // The conversation as a Chat Completions body, "messages" first as OpenAI's Python SDK writes
-// it (its text needs no JSON escapes).
-std::string Body(size_t kb) {
+// it (its text needs no JSON escapes). `earlier_kb` > 0: the previous request of the same
+// conversation, when it held only the turns of its first `earlier_kb` KB.
+std::string Body(size_t kb, size_t earlier_kb = 0) {
   std::string body = R"({"messages":[)";
-  for (const auto& m : crux::bench::LongConversation(kb))
+  auto messages = crux::bench::LongConversation(kb);
+  if (earlier_kb > 0) {
+    const auto earlier = crux::bench::LongConversation(earlier_kb);
+    messages.erase(messages.begin() + static_cast<std::ptrdiff_t>(earlier.size()) - 1,
+                   messages.end() - 1);
+  }
+  for (const auto& m : messages)
     body += R"({"role":")" + m.role + R"(","content":")" + m.content + R"("},)";
   body.back() = ']';
   return body + R"(,"model":"tiny","stream":true,"max_tokens":256})";
@@ -61,6 +68,17 @@ void BM_DecodeBody(benchmark::State& state) {
 }
 BENCHMARK(BM_DecodeBody)->Arg(50)->Arg(500)->Unit(benchmark::kMicrosecond);
 
+std::shared_ptr<const crux::chat_template::Template> FreshQwen3() {
+  std::ifstream in(crux::bench::LlamaCppDir() / "models" / "templates" / "Qwen-Qwen3-0.6B.jinja",
+                   std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  auto t = crux::chat_template::Template::Parse(text.str());
+  return t.ok() ? *t : nullptr;
+}
+
+// The whole conversation rendered with nothing to replay: a template that has rendered nothing
+// before (as the first request of a conversation finds it).
 void BM_RenderTemplate(benchmark::State& state) {
   KeepLargeBlocksInTheHeap();
   if (!Qwen3()) return state.SkipWithError("llama.cpp's templates are absent");
@@ -68,7 +86,10 @@ void BM_RenderTemplate(benchmark::State& state) {
   if (!request.ok()) return state.SkipWithError("the body does not decode");
   size_t bytes = 0;
   for (auto _ : state) {
-    auto prompt = crux::pipeline::RenderChatTemplate(*Qwen3(), *request);
+    state.PauseTiming();
+    const auto fresh = FreshQwen3();
+    state.ResumeTiming();
+    auto prompt = crux::pipeline::RenderChatTemplate(*fresh, *request);
     bytes = prompt.ok() ? prompt->size() : 0;
     benchmark::DoNotOptimize(prompt);
   }
@@ -76,5 +97,34 @@ void BM_RenderTemplate(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
 }
 BENCHMARK(BM_RenderTemplate)->Arg(50)->Arg(500)->Unit(benchmark::kMicrosecond);
+
+// The conversation rendered after its previous request (all but its last 10 KB of turns, each
+// request decoded anew): what `crux serve` does for each turn of an agent's conversation. The
+// template replays the iterations of the turns it has rendered.
+void BM_RenderFollowUp(benchmark::State& state) {
+  KeepLargeBlocksInTheHeap();
+  if (!Qwen3()) return state.SkipWithError("llama.cpp's templates are absent");
+  const auto kb = static_cast<size_t>(state.range(0));
+  const std::string previous_body = Body(kb, kb - 10);
+  const std::string body = Body(kb);
+  size_t bytes = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    const auto t = FreshQwen3();
+    const auto previous = crux::protocol::DecodeChatCompletions(previous_body);
+    const auto request = crux::protocol::DecodeChatCompletions(body);
+    if (!previous.ok() || !request.ok() ||
+        !crux::pipeline::RenderChatTemplate(*t, *previous).ok()) {
+      return state.SkipWithError("the previous request does not render");
+    }
+    state.ResumeTiming();
+    auto prompt = crux::pipeline::RenderChatTemplate(*t, *request);
+    bytes = prompt.ok() ? prompt->size() : 0;
+    benchmark::DoNotOptimize(prompt);
+  }
+  if (bytes == 0) return state.SkipWithError("the template failed");
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+}
+BENCHMARK(BM_RenderFollowUp)->Arg(50)->Arg(500)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

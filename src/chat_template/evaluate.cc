@@ -53,17 +53,10 @@ Value Renderer::Eval(const Expr& expr, const FramePtr& frame) {
     case ExprKind::kTuple:
     case ExprKind::kDict:
       return EvalContainer(expr, frame);
-    case ExprKind::kGetAttr: {
-      Value subject = Eval(*expr.children[0], frame);
-      At(expr);
-      return GetAttr(subject, expr.name);
-    }
-    case ExprKind::kGetItem: {
-      Value subject = Eval(*expr.children[0], frame);
-      Value key = Eval(*expr.children[1], frame);
-      At(expr);
-      return GetItem(subject, key);
-    }
+    case ExprKind::kGetAttr:
+      return EvalAttr(expr, frame);
+    case ExprKind::kGetItem:
+      return EvalItem(expr, frame);
     case ExprKind::kSlice:
       return EvalSlice(expr, frame);
     case ExprKind::kCall:
@@ -102,7 +95,28 @@ Value Renderer::Eval(const Expr& expr, const FramePtr& frame) {
   return Value();
 }
 
+Value Renderer::EvalAttr(const Expr& expr, const FramePtr& frame) {
+  if (recording_ && expr.children[0]->kind == ExprKind::kName) return EvalAttrRecorded(expr, frame);
+  Value subject = Eval(*expr.children[0], frame);
+  At(expr);
+  return GetAttr(subject, expr.name);
+}
+
+Value Renderer::EvalItem(const Expr& expr, const FramePtr& frame) {
+  if (recording_ && expr.children[0]->kind == ExprKind::kName) return EvalItemRecorded(expr, frame);
+  Value subject = Eval(*expr.children[0], frame);
+  Value key = Eval(*expr.children[1], frame);
+  At(expr);
+  return GetItem(subject, key);
+}
+
 Value Renderer::EvalName(const Expr& expr, const FramePtr& frame) {
+  if (recording_) {
+    Where where = Where::kLocal;
+    Value value = Resolve(expr.name, frame, where);
+    NoteName(expr.name, value, where);
+    return value;
+  }
   if (const Value* v = frame->Find(expr.name)) return *v;
   if (context_.is_mapping()) {
     if (const Value* v = context_.dict().FindKey(expr.name)) return *v;
@@ -298,39 +312,38 @@ Value Renderer::EvalUnary(const Expr& expr, const FramePtr& frame) {
   return Value(-i);
 }
 
+bool CompareOnce(Renderer& renderer, CompareOp op, const Value& left, const Value& right) {
+  switch (op) {
+    case CompareOp::kEq:
+      return left.Equals(right);
+    case CompareOp::kNe:
+      return !left.Equals(right);
+    case CompareOp::kLt:
+      return LessThan(renderer, left, right);
+    case CompareOp::kLe:
+      return !LessThan(renderer, right, left);
+    case CompareOp::kGt:
+      return LessThan(renderer, right, left);
+    case CompareOp::kGe:
+      return !LessThan(renderer, left, right);
+    case CompareOp::kIn:
+      return Contains(renderer, right, left);
+    case CompareOp::kNotIn:
+      return !Contains(renderer, right, left);
+  }
+  return false;
+}
+
 Value Renderer::EvalCompare(const Expr& expr, const FramePtr& frame) {
+  if (recording_) {
+    Value result;
+    if (EvalCompareRecorded(expr, frame, result)) return result;
+  }
   Value left = Eval(*expr.children[0], frame);
   for (size_t i = 0; i < expr.compare_ops.size(); ++i) {
     Value right = Eval(*expr.children[i + 1], frame);
     At(expr);
-    bool ok = false;
-    switch (expr.compare_ops[i]) {
-      case CompareOp::kEq:
-        ok = left.Equals(right);
-        break;
-      case CompareOp::kNe:
-        ok = !left.Equals(right);
-        break;
-      case CompareOp::kLt:
-        ok = LessThan(*this, left, right);
-        break;
-      case CompareOp::kLe:
-        ok = !LessThan(*this, right, left);
-        break;
-      case CompareOp::kGt:
-        ok = LessThan(*this, right, left);
-        break;
-      case CompareOp::kGe:
-        ok = !LessThan(*this, left, right);
-        break;
-      case CompareOp::kIn:
-        ok = Contains(*this, right, left);
-        break;
-      case CompareOp::kNotIn:
-        ok = !Contains(*this, right, left);
-        break;
-    }
-    if (!ok) return Value(false);
+    if (!CompareOnce(*this, expr.compare_ops[i], left, right)) return Value(false);
     left = std::move(right);
   }
   return Value(true);

@@ -55,6 +55,9 @@ class Function {
   virtual ~Function() = default;
   virtual Value Call(Renderer& renderer, CallArgs& args) const = 0;
   virtual std::string_view name() const = 0;
+  // What makes two callables the same function: the object itself, or for a macro, the
+  // statement that defines it (each render defines its macros anew).
+  virtual const void* definition() const { return this; }
 };
 
 // A builtin function, optionally bound to a subject (a method: `"a b".split`).

@@ -81,6 +81,7 @@ void Renderer::RequireHashable(const Value& value) const {
 }
 
 int64_t Renderer::NowSeconds() const {
+  if (recording_) StopRecording();  // an iteration that reads the clock is run every time
   if (options_.now_seconds) return options_.now_seconds();
   return std::chrono::duration_cast<std::chrono::seconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -92,8 +93,11 @@ std::string Renderer::Run(const std::vector<Stmt>& body) {
   root_ = scope.frame;
   std::string out;
   sink_ = &out;
+  output_ = &out;
+  if (memo_store_ != nullptr) old_memos_ = memo_store_->Snapshot();
   Exec(body, root_);
   root_.reset();
+  if (memo_store_ != nullptr && !new_memos_.empty()) memo_store_->Publish(std::move(new_memos_));
   return out;
 }
 
@@ -241,6 +245,8 @@ class LoopCycle final : public Function {
   mutable int64_t index_ = 0;
 };
 
+}  // namespace
+
 // Sets `loop` to iteration `i` of `items`. As Jinja2 has one loop object per for, updated
 // in place, so does this: a `loop` (or `loop.cycle`) stored away reads the current iteration,
 // and after the for, the last one.
@@ -273,12 +279,14 @@ void SetLoopObject(Value& loop, const std::vector<Value>& items, size_t i) {
   static_cast<const LoopCycle&>(*e[11].second.function()).MoveTo(k);
 }
 
-}  // namespace
-
 // Jinja2 runs the else block unless some iteration ran its body to the end: an iteration
 // left by `continue` or `break` does not count.
 void Renderer::ExecFor(const Stmt& stmt, const FramePtr& frame) {
   const std::vector<Value> items = LoopItems(stmt, frame);
+  if (Memoizable(stmt, frame, items.size())) {
+    ExecForMemo(stmt, items);
+    return;
+  }
   bool completed = false;
   // One frame for every iteration, made anew only where something (a macro defined in the
   // body) still holds the previous one; one `loop` object for the whole for.
@@ -286,18 +294,7 @@ void Renderer::ExecFor(const Stmt& stmt, const FramePtr& frame) {
   Value loop;
   for (size_t i = 0; i < items.size(); ++i) {
     Step();
-    if (!scope || scope.use_count() != 1) {
-      scope = std::make_shared<Frame>();
-      scope->parent = frame;
-    }
-    IterationScope cleared(*scope);
-    At(stmt);
-    Assign(*stmt.target, items[i], scope);
-    if (stmt.uses_loop) {
-      SetLoopObject(loop, items, i);
-      scope->Set("loop", loop);
-    }
-    const Flow flow = Exec(stmt.body, scope);
+    const Flow flow = RunIteration(stmt, items, i, frame, scope, loop);
     if (flow == Flow::kNormal) completed = true;
     if (flow == Flow::kBreak) break;
   }
@@ -305,6 +302,22 @@ void Renderer::ExecFor(const Stmt& stmt, const FramePtr& frame) {
     FrameScope else_scope(frame);
     Exec(stmt.else_body, else_scope.frame);
   }
+}
+
+Renderer::Flow Renderer::RunIteration(const Stmt& stmt, const std::vector<Value>& items, size_t i,
+                                      const FramePtr& frame, FramePtr& scope, Value& loop) {
+  if (!scope || scope.use_count() != 1) {
+    scope = std::make_shared<Frame>();
+    scope->parent = frame;
+  }
+  IterationScope cleared(*scope);
+  At(stmt);
+  Assign(*stmt.target, items[i], scope);
+  if (stmt.uses_loop) {
+    SetLoopObject(loop, items, i);
+    scope->Set("loop", loop);
+  }
+  return Exec(stmt.body, scope);
 }
 
 void Renderer::Assign(const Expr& target, Value value, const FramePtr& frame) {
@@ -321,6 +334,7 @@ void Renderer::Assign(const Expr& target, Value value, const FramePtr& frame) {
       At(target);
       Fail("cannot assign attribute on non-namespace object");
     }
+    if (recording_) NoteWrite(*ns, target.name);
     ns->mutable_dict().Set(Value(target.name), std::move(value));
     return;
   }
@@ -440,6 +454,7 @@ Value* Renderer::AppendTarget(const Expr& target, const FramePtr& frame) {
   const Value* ns = frame->Find(target.children[0]->name);
   if (!ns && context_.is_mapping()) ns = context_.dict().FindKey(target.children[0]->name);
   if (!ns || ns->kind() != Value::Kind::kNamespace) return nullptr;
+  if (recording_) NoteWrite(*ns, target.name);
   return ns->mutable_dict().FindKey(target.name);
 }
 

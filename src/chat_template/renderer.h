@@ -15,6 +15,7 @@
 
 #include "chat_template/ast.h"
 #include "chat_template/function.h"
+#include "chat_template/loop_memo.h"
 #include "crux/chat_template/template.h"
 
 namespace crux::chat_template {
@@ -37,6 +38,9 @@ class Macro final : public Function {
       : stmt_(stmt), closure_(std::move(closure)), name_(std::move(name)) {}
   Value Call(Renderer& renderer, CallArgs& args) const override;
   std::string_view name() const override { return name_; }
+  // A macro defined at the top level reads the top-level frame of the render that calls it,
+  // which the loop memo checks by name: the same statement is the same function.
+  const void* definition() const override { return stmt_; }
 
  private:
   const Stmt* stmt_;
@@ -46,8 +50,10 @@ class Macro final : public Function {
 
 class Renderer {
  public:
-  Renderer(const Value& context, const RenderOptions& options)
-      : context_(context), options_(options) {}
+  // `memo`, when given, holds the top-level loops of earlier renders of this template, which
+  // this render replays where it can and adds to (loop_memo.h).
+  Renderer(const Value& context, const RenderOptions& options, LoopMemoStore* memo = nullptr)
+      : context_(context), options_(options), memo_store_(memo) {}
 
   // Renders the template; throws RenderError.
   std::string Run(const std::vector<Stmt>& body);
@@ -63,6 +69,7 @@ class Renderer {
   // The values `for` walks: list and tuple items, dict keys, a string's characters; undefined
   // is empty; anything else raises.
   std::vector<Value> Iterate(const Value& value) const;
+  // The wall clock (which an iteration being recorded for the loop memo must not read).
   int64_t NowSeconds() const;
   // Raises Python's TypeError for a value that cannot be a dict key or set member (lists,
   // dicts, dict key and item views, tuples holding one).
@@ -81,6 +88,9 @@ class Renderer {
   Flow ExecOne(const Stmt& stmt, const FramePtr& frame);
   void ExecIf(const Stmt& stmt, const FramePtr& frame, Flow& flow);
   void ExecFor(const Stmt& stmt, const FramePtr& frame);
+  // Iteration `i` of a for: its frame (`scope`, reused where nothing holds it) and `loop`.
+  Flow RunIteration(const Stmt& stmt, const std::vector<Value>& items, size_t i,
+                    const FramePtr& frame, FramePtr& scope, Value& loop);
   std::vector<Value> LoopItems(const Stmt& stmt, const FramePtr& frame);
   void ExecSet(const Stmt& stmt, const FramePtr& frame);
   void Assign(const Expr& target, Value value, const FramePtr& frame);
@@ -97,6 +107,8 @@ class Renderer {
 
   Value Eval(const Expr& expr, const FramePtr& frame);
   Value EvalName(const Expr& expr, const FramePtr& frame);
+  Value EvalAttr(const Expr& expr, const FramePtr& frame);
+  Value EvalItem(const Expr& expr, const FramePtr& frame);
   Value EvalContainer(const Expr& expr, const FramePtr& frame);
   Value EvalSlice(const Expr& expr, const FramePtr& frame);
   Value EvalCall(const Expr& expr, const FramePtr& frame);
@@ -105,12 +117,42 @@ class Renderer {
   Value EvalUnary(const Expr& expr, const FramePtr& frame);
   Value EvalCompare(const Expr& expr, const FramePtr& frame);
   CallArgs EvalArgs(const Expr& expr, const FramePtr& frame);
+  // The loop memo (memo_render.cc).
+  struct Recorder;
+  struct ReplayCache;
+  enum class Where : uint8_t { kLocal, kTop, kGlobal };
+  bool Memoizable(const Stmt& stmt, const FramePtr& frame, size_t items) const;
+  void ExecForMemo(const Stmt& stmt, const std::vector<Value>& items);
+  const LoopMemo* PickMemo(const LoopMemo& memo) const;
+  std::vector<std::pair<std::string, size_t>> TopAliases() const;
+  Flow RecordIteration(const Stmt& stmt, LoopMemo& memo, size_t i, FramePtr& scope, Value& loop);
+  void FinishRecord(Recorder& recorder, LoopMemo& memo, size_t i);
+  bool Replayable(const LoopMemo& old, LoopMemo& memo, size_t i, ReplayCache& cache);
+  bool DepHolds(const Dep& dep, const LoopMemo& old, LoopMemo& memo, ReplayCache& cache);
+  bool ElementHolds(const Dep& dep, const LoopMemo& old, LoopMemo& memo, ReplayCache& cache);
+  Flow Replay(const std::shared_ptr<const IterationRecord>& record, LoopMemo& memo, size_t i);
+  Value Resolve(std::string_view name, const FramePtr& frame, Where& where) const;
+  const Value& TopValue(std::string_view name, LoopMemo& memo);
+  Value* TopNamespace(std::string_view name) const;
+  void NoteName(std::string_view name, const Value& value, Where where);
+  Value EvalAttrRecorded(const Expr& expr, const FramePtr& frame);
+  Value EvalItemRecorded(const Expr& expr, const FramePtr& frame);
+  bool EvalCompareRecorded(const Expr& expr, const FramePtr& frame, Value& result);
+  void NoteWrite(const Value& ns, std::string_view attr);
+  void StopRecording() const;
+
   void At(const Expr& expr) { site_ = {expr.line, expr.column}; }
   void At(const Stmt& stmt) { site_ = {stmt.line, stmt.column}; }
 
   const Value& context_;
   const RenderOptions& options_;
+  LoopMemoStore* memo_store_;
+  std::vector<std::shared_ptr<const LoopMemo>> old_memos_;
+  std::vector<std::shared_ptr<const LoopMemo>> new_memos_;
+  Recorder* recorder_ = nullptr;    // the iteration being recorded, if any
+  mutable bool recording_ = false;  // recorder_ is set and its record can still be kept
   FramePtr root_;
+  std::string* output_ = nullptr;  // the render's output (sink_ points elsewhere in a capture)
   std::string* sink_ = nullptr;
   std::string block_value_;
   Site site_{1, 1};
@@ -138,5 +180,9 @@ Value BinaryOp(Renderer& renderer, std::string_view op, const Value& a, const Va
 // a < b (Python ordering: numbers, strings, lists/tuples of the same kind).
 bool LessThan(Renderer& renderer, const Value& a, const Value& b);
 bool Contains(Renderer& renderer, const Value& container, const Value& item);
+// One comparison of a chain: `left <op> right`.
+bool CompareOnce(Renderer& renderer, CompareOp op, const Value& left, const Value& right);
+// Sets `loop` to iteration `i` of `items`, building the loop object on the first call.
+void SetLoopObject(Value& loop, const std::vector<Value>& items, size_t i);
 
 }  // namespace crux::chat_template

@@ -9,6 +9,7 @@ namespace crux::chat_template {
 
 struct Template::Impl {
   std::vector<Stmt> body;
+  mutable LoopMemoStore loops;
 };
 
 Template::Template() : impl_(std::make_unique<Impl>()) {}
@@ -28,7 +29,7 @@ Expected<std::string> Template::Render(const Value& context, const RenderOptions
   if (!context.is_mapping()) {
     return Error(ErrorCode::kInvalidArgument, "the template context must be a dict");
   }
-  Renderer renderer(context, options);
+  Renderer renderer(context, options, options.reuse_loops ? &impl_->loops : nullptr);
   try {
     return renderer.Run(impl_->body);
   } catch (const RenderError& e) {

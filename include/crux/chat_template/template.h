@@ -7,7 +7,10 @@
 //
 // Thread-safety: a parsed Template is immutable; Render may run concurrently on one Template.
 // Cost: parsing is linear in the source; rendering allocates the output and the values the
-// template builds, and is bounded by RenderLimits (so no input renders forever).
+// template builds, and is bounded by RenderLimits (so no input renders forever). A template
+// keeps what its top-level loops rendered in its recent renders (at most 16 loops and 64 MB of
+// text, behind a lock) and replays the iterations whose inputs are unchanged
+// (RenderOptions::reuse_loops).
 #pragma once
 
 #include <cstddef>
@@ -39,6 +42,11 @@ struct RenderOptions {
   RenderLimits limits;
   // The wall clock strftime_now formats (local time); the system clock when empty.
   std::function<int64_t()> now_seconds;
+  // Replay the iterations of top-level loops that an earlier render of this template already
+  // rendered from the same inputs (the same message, the same values read), instead of running
+  // them again: a conversation sent again with a new turn costs about what the new turn costs.
+  // The output is the same either way.
+  bool reuse_loops = true;
 };
 
 // A template error: ErrorCode::kParse for syntax, kInvalidArgument for a failure while
