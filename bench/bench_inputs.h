@@ -44,4 +44,13 @@ inline std::vector<Message> LongConversation(size_t kb) {
   return messages;
 }
 
+// The request before LongConversation(kb) in the same conversation: its turns up to
+// `kb - new_kb` KB, then the same user turn.
+inline std::vector<Message> PreviousRequest(size_t kb, size_t new_kb = 10) {
+  std::vector<Message> messages = LongConversation(kb);
+  const size_t earlier = LongConversation(kb > new_kb ? kb - new_kb : 0).size();
+  messages.erase(messages.begin() + static_cast<std::ptrdiff_t>(earlier) - 1, messages.end() - 1);
+  return messages;
+}
+
 }  // namespace crux::bench

@@ -33,16 +33,12 @@ std::shared_ptr<const crux::chat_template::Template> Qwen3() {
 }
 
 // The conversation as a Chat Completions body, "messages" first as OpenAI's Python SDK writes
-// it (its text needs no JSON escapes). `earlier_kb` > 0: the previous request of the same
-// conversation, when it held only the turns of its first `earlier_kb` KB.
-std::string Body(size_t kb, size_t earlier_kb = 0) {
+// it (its text needs no JSON escapes); `previous`: the request before it (all but the last
+// 10 KB of turns).
+std::string Body(size_t kb, bool previous = false) {
   std::string body = R"({"messages":[)";
-  auto messages = crux::bench::LongConversation(kb);
-  if (earlier_kb > 0) {
-    const auto earlier = crux::bench::LongConversation(earlier_kb);
-    messages.erase(messages.begin() + static_cast<std::ptrdiff_t>(earlier.size()) - 1,
-                   messages.end() - 1);
-  }
+  const auto messages =
+      previous ? crux::bench::PreviousRequest(kb) : crux::bench::LongConversation(kb);
   for (const auto& m : messages)
     body += R"({"role":")" + m.role + R"(","content":")" + m.content + R"("},)";
   body.back() = ']';
@@ -105,7 +101,7 @@ void BM_RenderFollowUp(benchmark::State& state) {
   KeepLargeBlocksInTheHeap();
   if (!Qwen3()) return state.SkipWithError("llama.cpp's templates are absent");
   const auto kb = static_cast<size_t>(state.range(0));
-  const std::string previous_body = Body(kb, kb - 10);
+  const std::string previous_body = Body(kb, true);
   const std::string body = Body(kb);
   size_t bytes = 0;
   for (auto _ : state) {

@@ -9,8 +9,10 @@
 // attribute holds), and what it writes to top-level namespaces. The next render of the same
 // loop replays an iteration, its text and its writes, only where every one of those reads gives
 // the same value again (the same result, for a comparison), compared by content. An iteration
-// whose reads cannot be written down (the clock, a namespace it did not find at the top level,
-// `break`) is always run.
+// that reads the clock, leaves by `break`, reads the whole list its loop walks (`messages|length`
+// in a loop over `messages[::-1]`), or reads or writes a large value in a namespace (a
+// template building its output in `ns.out`) is run every time; a loop whose first iterations
+// all are is run without recording.
 #pragma once
 
 #include <cstddef>

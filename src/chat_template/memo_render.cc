@@ -44,6 +44,30 @@ bool CallsNothing(const Expr& e) {
                      [](const auto& c) { return c == nullptr || CallsNothing(*c); });
 }
 
+// A value too large to compare or keep on every iteration: an iteration that reads or writes
+// one in a namespace (a template building its whole output in `ns.out`) is run, not recorded,
+// so that the text keeps growing in place.
+bool Large(const Value& v) {
+  constexpr size_t kLargeText = 4096;
+  constexpr size_t kLargeCount = 256;
+  switch (v.kind()) {
+    case Value::Kind::kString:
+      return v.as_string().size() > kLargeText;
+    case Value::Kind::kList:
+    case Value::Kind::kTuple:
+      return v.items().size() > kLargeCount;
+    case Value::Kind::kDict:
+    case Value::Kind::kNamespace:
+      return v.dict().entries.size() > kLargeCount;
+    default:
+      return false;
+  }
+}
+
+bool AnyLarge(const std::vector<std::pair<Value, Value>>& entries) {
+  return std::any_of(entries.begin(), entries.end(), [](const auto& e) { return Large(e.second); });
+}
+
 bool IndexedList(const Value& v) {
   return v.kind() == Value::Kind::kList || v.kind() == Value::Kind::kTuple;
 }
@@ -148,20 +172,20 @@ void Renderer::ExecForMemo(const Stmt& stmt, const std::vector<Value>& items) {
   bool completed = false;
   FramePtr scope;
   Value loop;
-  size_t kept = 0;
+  size_t dropped = 0;  // iterations in a row that could not be recorded
   for (size_t i = 0; i < items.size(); ++i) {
     Step();
     Flow flow = Flow::kNormal;
     if (old != nullptr && Replayable(*old, *memo, i, cache)) {
       flow = Replay(old->records[i], *memo, i);
       ++memo->hits;
-    } else if (kept == 0 && memo->hits == 0 && i >= kMinMemoItems) {
-      // The first iterations could not be kept: neither will the rest (they read the whole
-      // conversation, or the clock). Run them without the bookkeeping.
+    } else if (dropped >= kMinMemoItems) {
+      // The last iterations could not be kept: neither will the rest (they read the whole
+      // conversation, or the output built so far). Run them without the bookkeeping.
       flow = RunIteration(stmt, items, i, root_, scope, loop);
     } else {
       flow = RecordIteration(stmt, *memo, i, scope, loop);
-      kept += memo->records[i] != nullptr ? 1 : 0;
+      dropped = memo->records[i] != nullptr ? 0 : dropped + 1;
     }
     if (flow == Flow::kNormal) completed = true;
     if (flow == Flow::kBreak) break;
@@ -221,7 +245,7 @@ void Renderer::FinishRecord(Recorder& recorder, LoopMemo& memo, size_t i) {
       return IsNamespace(v.second) && &v.second.dict() == ns;
     });
     const Value* value = ns->FindKey(attr);
-    if (it == root_->vars.end() || value == nullptr || !Keepable(*value)) {
+    if (it == root_->vars.end() || value == nullptr || Large(*value) || !Keepable(*value)) {
       recorder.ok = false;
       break;
     }
@@ -385,6 +409,10 @@ void Renderer::NoteName(std::string_view name, const Value& value, Where where) 
   }
   if (IsNamespace(value)) {
     if (r.Find(DepKind::kNamespace, name) != nullptr) return;
+    if (AnyLarge(r.EntriesAtStart(value.dict()))) {
+      StopRecording();
+      return;
+    }
     Dep dep(DepKind::kNamespace, name);
     dep.entries = r.EntriesAtStart(value.dict());
     r.record.deps.push_back(std::move(dep));
@@ -431,7 +459,12 @@ Value Renderer::EvalAttrRecorded(const Expr& expr, const FramePtr& frame) {
           dep.value = value;
         }
       }
-      r.record.deps.push_back(std::move(dep));
+      if (Large(dep.value)) {
+        dep.value = Value();
+        StopRecording();
+      } else {
+        r.record.deps.push_back(std::move(dep));
+      }
     }
   } else {
     NoteName(name, subject, where);
@@ -508,18 +541,23 @@ void Renderer::StopRecording() const {
   recording_ = false;
 }
 
-// Before `ns.attr` is written while recording: the namespace must be a top-level one, kept as
-// it was before this iteration's first write to it.
+// Before `ns.attr` is written while recording. A top-level namespace is kept as it was before
+// this iteration's first write to it. Any other namespace was made by this iteration (and goes
+// with it), or was reached through a value that no later render can match (SameValue refuses
+// namespaces inside values), so the record is never replayed: it needs no note.
 void Renderer::NoteWrite(const Value& ns, std::string_view attr) {
   Recorder& r = *recorder_;
   const bool top = std::any_of(root_->vars.begin(), root_->vars.end(), [&](const auto& v) {
     return IsNamespace(v.second) && &v.second.dict() == &ns.dict();
   });
-  if (!top) {
-    StopRecording();
-    return;
+  if (!top) return;
+  if (!r.Wrote(ns.dict())) {
+    if (AnyLarge(ns.dict().entries)) {
+      StopRecording();
+      return;
+    }
+    r.before.emplace_back(&ns.dict(), ns.dict().entries);
   }
-  if (!r.Wrote(ns.dict())) r.before.emplace_back(&ns.dict(), ns.dict().entries);
   const bool known = std::any_of(r.written.begin(), r.written.end(), [&](const auto& w) {
     return w.first == &ns.dict() && w.second == attr;
   });

@@ -256,6 +256,11 @@ TEST(LoopMemo, TopLevelNamesContextAndMacros) {
       "{% for m in items %}{% set b.x = b.x + 1 %}{{ a.x }}{{ m }}{% endfor %}",
       "aliased namespaces");
   ExpectSameAsItemsChange(
+      "{% set ns = namespace(inner=namespace(x=0)) %}{% for m in items %}"
+      "{% set local = namespace(seen=m) %}{% set local.seen = local.seen ~ '!' %}"
+      "{% set n = ns.inner %}{% set n.x = n.x + 1 %}{{ local.seen }}{{ n.x }}{% endfor %}",
+      "local and nested namespaces");
+  ExpectSameAsItemsChange(
       "{% set ns = namespace(all=[]) %}{% for m in items %}{% set ns.all = ns.all + [m] %}"
       "{{ ns.all|length }}{% if loop.index0 == 5 %}{{ ns }}{% endif %}{% endfor %}{{ ns.all }}",
       "lists in namespaces");
