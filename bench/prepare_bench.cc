@@ -96,8 +96,11 @@ BENCHMARK(BM_RenderTemplate)->Arg(50)->Arg(500)->Unit(benchmark::kMicrosecond);
 
 // The conversation rendered after its previous request (all but its last 10 KB of turns, each
 // request decoded anew): what `crux serve` does for each turn of an agent's conversation. The
-// template replays the iterations of the turns it has rendered.
+// template replays the iterations of the turns it has rendered; with the argument 0 it renders
+// the whole conversation again (RenderOptions::reuse_loops off), as it did before.
 void BM_RenderFollowUp(benchmark::State& state) {
+  crux::chat_template::RenderOptions options;
+  options.reuse_loops = state.range(1) != 0;
   KeepLargeBlocksInTheHeap();
   if (!Qwen3()) return state.SkipWithError("llama.cpp's templates are absent");
   const auto kb = static_cast<size_t>(state.range(0));
@@ -110,17 +113,22 @@ void BM_RenderFollowUp(benchmark::State& state) {
     const auto previous = crux::protocol::DecodeChatCompletions(previous_body);
     const auto request = crux::protocol::DecodeChatCompletions(body);
     if (!previous.ok() || !request.ok() ||
-        !crux::pipeline::RenderChatTemplate(*t, *previous).ok()) {
+        !crux::pipeline::RenderChatTemplate(*t, *previous, options).ok()) {
       return state.SkipWithError("the previous request does not render");
     }
     state.ResumeTiming();
-    auto prompt = crux::pipeline::RenderChatTemplate(*t, *request);
+    auto prompt = crux::pipeline::RenderChatTemplate(*t, *request, options);
     bytes = prompt.ok() ? prompt->size() : 0;
     benchmark::DoNotOptimize(prompt);
   }
   if (bytes == 0) return state.SkipWithError("the template failed");
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
 }
-BENCHMARK(BM_RenderFollowUp)->Arg(50)->Arg(500)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_RenderFollowUp)
+    ->Args({50, 0})
+    ->Args({50, 1})
+    ->Args({500, 0})
+    ->Args({500, 1})
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -75,14 +75,6 @@ std::vector<std::shared_ptr<const LoopMemo>> LoopMemoStore::Snapshot() const {
 
 void LoopMemoStore::Publish(std::vector<std::shared_ptr<const LoopMemo>> memos) {
   std::lock_guard<std::mutex> lock(mutex_);
-  for (const auto& memo : memos) {
-    if (!memo->had_memo) continue;
-    auto it = std::find_if(futile_.begin(), futile_.end(),
-                           [&](const auto& f) { return f.first == memo->stmt; });
-    if (it == futile_.end()) it = futile_.insert(futile_.end(), {memo->stmt, 0});
-    it->second = memo->hits == 0 ? it->second + 1 : 0;
-  }
-  std::erase_if(memos, [&](const auto& memo) { return FutileLocked(memo->stmt); });
   memos.insert(memos.end(), memos_.begin(), memos_.end());
   size_t bytes = 0;
   size_t kept = 0;
@@ -92,18 +84,6 @@ void LoopMemoStore::Publish(std::vector<std::shared_ptr<const LoopMemo>> memos) 
   }
   memos.resize(kept);
   memos_ = std::move(memos);
-}
-
-bool LoopMemoStore::Futile(const Stmt* stmt) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return FutileLocked(stmt);
-}
-
-bool LoopMemoStore::FutileLocked(const Stmt* stmt) const {
-  for (const auto& [s, count] : futile_) {
-    if (s == stmt) return count >= kMaxFutile;
-  }
-  return false;
 }
 
 }  // namespace crux::chat_template

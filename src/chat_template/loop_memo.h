@@ -90,9 +90,9 @@ struct LoopMemo {
   // the same namespace: writes and reads by name mean the same objects only where this agrees.
   std::vector<std::pair<std::string, size_t>> aliases;
   std::vector<std::shared_ptr<const IterationRecord>> records;  // null: not recorded
-  bool had_memo = false;  // a memo of an earlier render was there to replay from
-  size_t hits = 0;        // iterations replayed
-  size_t bytes = 0;       // the recorded text, for the store's bound
+  size_t kept = 0;   // iterations recorded or replayed (a memo without any is not kept)
+  size_t hits = 0;   // iterations replayed
+  size_t bytes = 0;  // the recorded text, for the store's bound
 };
 
 // The loops of a template's recent renders. Thread-safe.
@@ -102,20 +102,13 @@ class LoopMemoStore {
   std::vector<std::shared_ptr<const LoopMemo>> Snapshot() const;
   // Keeps the memos a render made (the most recent first), within kMaxMemos and kMaxBytes.
   void Publish(std::vector<std::shared_ptr<const LoopMemo>> memos);
-  // Whether renders should stop recording `stmt`: kMaxFutile renders in a row found a memo of
-  // it and replayed nothing.
-  bool Futile(const Stmt* stmt) const;
 
   static constexpr size_t kMaxMemos = 16;
   static constexpr size_t kMaxBytes = size_t{64} << 20;
-  static constexpr int kMaxFutile = 4;
 
  private:
-  bool FutileLocked(const Stmt* stmt) const;
-
   mutable std::mutex mutex_;
   std::vector<std::shared_ptr<const LoopMemo>> memos_;
-  std::vector<std::pair<const Stmt*, int>> futile_;
 };
 
 }  // namespace crux::chat_template

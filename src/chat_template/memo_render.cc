@@ -117,7 +117,7 @@ struct Renderer::ReplayCache {
 
 bool Renderer::Memoizable(const Stmt& stmt, const FramePtr& frame, size_t items) const {
   return memo_store_ != nullptr && recorder_ == nullptr && frame.get() == root_.get() &&
-         sink_ == output_ && items >= kMinMemoItems && !memo_store_->Futile(&stmt);
+         sink_ == output_ && items >= kMinMemoItems;
 }
 
 // The top-level names bound to namespaces, each with the first name bound to the same one.
@@ -167,7 +167,8 @@ void Renderer::ExecForMemo(const Stmt& stmt, const std::vector<Value>& items) {
   memo->aliases = TopAliases();
   memo->records.resize(items.size());
   const LoopMemo* old = PickMemo(*memo);
-  memo->had_memo = old != nullptr;
+  // The text to replay, in one allocation rather than by doubling.
+  if (old != nullptr) output_->reserve(output_->size() + old->bytes + old->bytes / 8);
   ReplayCache cache;
   bool completed = false;
   FramePtr scope;
@@ -190,7 +191,7 @@ void Renderer::ExecForMemo(const Stmt& stmt, const std::vector<Value>& items) {
     if (flow == Flow::kNormal) completed = true;
     if (flow == Flow::kBreak) break;
   }
-  new_memos_.push_back(std::move(memo));
+  if (memo->kept > 0) new_memos_.push_back(std::move(memo));
   if (!completed && !stmt.else_body.empty()) {
     auto else_frame = std::make_shared<Frame>();
     else_frame->parent = root_;
@@ -256,6 +257,7 @@ void Renderer::FinishRecord(Recorder& recorder, LoopMemo& memo, size_t i) {
   record.last = i + 1 == memo.items.size();
   record.length = memo.items.size();
   memo.bytes += record.output->size();
+  ++memo.kept;
   memo.records[i] = std::make_shared<const IterationRecord>(std::move(record));
 }
 
@@ -267,6 +269,7 @@ Renderer::Flow Renderer::Replay(const std::shared_ptr<const IterationRecord>& re
   }
   memo.records[i] = record;
   memo.bytes += record->output->size();
+  ++memo.kept;
   return record->continued ? Flow::kContinue : Flow::kNormal;
 }
 

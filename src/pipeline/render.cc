@@ -57,6 +57,7 @@ namespace ct = chat_template;
 // A dict built key by key, in order (the keys are new: no lookup).
 class DictBuilder {
  public:
+  DictBuilder() { dict_->entries.reserve(6); }
   DictBuilder& Add(const char* key, ct::Value value) {
     dict_->entries.emplace_back(ct::Value(key), std::move(value));
     return *this;
@@ -136,8 +137,9 @@ ct::Value TemplateContext(const protocol::ChatRequest& request) {
 }  // namespace
 
 Expected<std::string> RenderChatTemplate(const chat_template::Template& chat_template,
-                                         const protocol::ChatRequest& request) {
-  auto prompt = chat_template.Render(TemplateContext(request));
+                                         const protocol::ChatRequest& request,
+                                         const chat_template::RenderOptions& options) {
+  auto prompt = chat_template.Render(TemplateContext(request), options);
   if (!prompt.ok()) {
     return Error(ErrorCode::kInvalidArgument, "chat template: " + prompt.error().message())
         .WithTag(prompt.error().tag());

@@ -54,8 +54,11 @@ std::string RenderPrompt(const protocol::ChatRequest& request);
 // tools, add_generation_prompt = true, bos_token and eos_token ("" unless the request's
 // chat_template_kwargs give them), enable_thinking when the request sets it, and the request's
 // chat_template_kwargs. A template error (raise_exception included) is kInvalidArgument.
+// `options` as Template::Render takes them (by default, a conversation's earlier turns are
+// replayed from the template's previous renders).
 Expected<std::string> RenderChatTemplate(const chat_template::Template& chat_template,
-                                         const protocol::ChatRequest& request);
+                                         const protocol::ChatRequest& request,
+                                         const chat_template::RenderOptions& options = {});
 
 // Whether the rendered generation prompt opened the reasoning block of family `parser`: the
 // prompt, trailing whitespace removed, ends with one of the family's start markers
