@@ -115,7 +115,7 @@ struct Renderer::ReplayCache {
   std::unordered_map<std::string, std::vector<int8_t>> same_items;  // -1 unknown, 0, 1
 };
 
-bool Renderer::Memoizable(const Stmt& stmt, const FramePtr& frame, size_t items) const {
+bool Renderer::Memoizable(const FramePtr& frame, size_t items) const {
   return memo_store_ != nullptr && recorder_ == nullptr && frame.get() == root_.get() &&
          sink_ == output_ && items >= kMinMemoItems;
 }

@@ -283,7 +283,7 @@ void SetLoopObject(Value& loop, const std::vector<Value>& items, size_t i) {
 // left by `continue` or `break` does not count.
 void Renderer::ExecFor(const Stmt& stmt, const FramePtr& frame) {
   const std::vector<Value> items = LoopItems(stmt, frame);
-  if (Memoizable(stmt, frame, items.size())) {
+  if (Memoizable(frame, items.size())) {
     ExecForMemo(stmt, items);
     return;
   }

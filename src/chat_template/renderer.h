@@ -121,7 +121,7 @@ class Renderer {
   struct Recorder;
   struct ReplayCache;
   enum class Where : uint8_t { kLocal, kTop, kGlobal };
-  bool Memoizable(const Stmt& stmt, const FramePtr& frame, size_t items) const;
+  bool Memoizable(const FramePtr& frame, size_t items) const;
   void ExecForMemo(const Stmt& stmt, const std::vector<Value>& items);
   const LoopMemo* PickMemo(const LoopMemo& memo) const;
   std::vector<std::pair<std::string, size_t>> TopAliases() const;
