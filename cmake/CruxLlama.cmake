@@ -8,11 +8,13 @@
 #                              install, or scripts/build-llama-cpp.sh's prefix given as
 #                              CMAKE_PREFIX_PATH
 #
-# Sets CRUX_HAVE_LLAMA.
+# Sets CRUX_HAVE_LLAMA, and CRUX_LLAMA_OPENMP where ggml runs its threads with OpenMP: the
+# engine then runs the slots' sampling steps on the same OpenMP threads.
 set(CRUX_LLAMA "AUTO" CACHE STRING "llama.cpp engine: AUTO, ON or OFF")
 set_property(CACHE CRUX_LLAMA PROPERTY STRINGS AUTO ON OFF)
 set(CRUX_LLAMA_CPP_SOURCE_DIR "" CACHE PATH "A llama.cpp source tree to build with crux")
 set(CRUX_HAVE_LLAMA OFF)
+set(CRUX_LLAMA_OPENMP OFF)
 
 if(CRUX_LLAMA STREQUAL "OFF")
   return()
@@ -40,8 +42,18 @@ else()
   endif()
 endif()
 
+if(CRUX_HAVE_LLAMA AND (GGML_OPENMP_ENABLED OR (CRUX_LLAMA_CPP_SOURCE_DIR AND GGML_OPENMP)))
+  # The same OpenMP runtime as ggml's, so that both use one pool of threads.
+  if(NOT TARGET OpenMP::OpenMP_CXX)
+    find_package(OpenMP QUIET COMPONENTS CXX)
+  endif()
+  if(TARGET OpenMP::OpenMP_CXX)
+    set(CRUX_LLAMA_OPENMP ON)
+  endif()
+endif()
+
 if(CRUX_HAVE_LLAMA)
-  message(STATUS "crux: llama.cpp engine enabled")
+  message(STATUS "crux: llama.cpp engine enabled (sampling on OpenMP threads: ${CRUX_LLAMA_OPENMP})")
 else()
   message(STATUS "crux: llama.cpp not found: building without the llama.cpp engine "
                  "(scripts/build-llama-cpp.sh builds it; pass its prefix as CMAKE_PREFIX_PATH)")

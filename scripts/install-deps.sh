@@ -4,7 +4,8 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ clang libclang-rt-14-dev clang-format clang-tidy ccache pkg-config
+  cmake ninja-build g++ clang libclang-rt-14-dev libomp-14-dev clang-format clang-tidy ccache
+  pkg-config
   nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev libboost1.81-dev
   chromium python3-jinja2

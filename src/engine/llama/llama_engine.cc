@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
+#include <exception>
 #include <filesystem>
 #include <mutex>
 #include <thread>
@@ -61,6 +62,11 @@ struct Slot {
   std::unique_ptr<text::StopMatcher> stops;
   std::string utf8;  // bytes of a character not yet complete
   Clock::time_point released;
+  // This step's work, filled on whichever thread ran the slot's step and delivered on the
+  // engine thread afterwards.
+  float* logits = nullptr;
+  std::vector<uint32_t> mask;
+  GenerationUpdate update;
 };
 
 struct Counters {
@@ -120,9 +126,10 @@ class LlamaEngine final : public Engine {
     info_.vocabulary_size = llama_vocab_n_tokens(vocab_);
     info_.parameters = static_cast<int64_t>(llama_model_n_params(model));
     slots_.resize(static_cast<size_t>(options_.parallel));
-    for (size_t i = 0; i < slots_.size(); ++i)
+    for (size_t i = 0; i < slots_.size(); ++i) {
       slots_[i].id = static_cast<int>(i);
-    mask_.resize(vocabulary_->mask_words());
+      slots_[i].mask.resize(vocabulary_->mask_words());
+    }
     thread_ = std::thread([this] { Loop(); });
   }
 
@@ -183,7 +190,9 @@ class LlamaEngine final : public Engine {
   void Reap();
   bool BuildBatch();
   void Decode();
-  void Step(Slot& slot, float* logits);
+  void RunSteps();
+  void Step(Slot& slot);
+  void Deliver(Slot& slot);
   bool Emit(Slot& slot, int32_t token, GenerationUpdate& update);
   void Finish(Slot& slot, GenerationUpdate update);
   void FailAll(std::string_view why);
@@ -204,7 +213,7 @@ class LlamaEngine final : public Engine {
   bool stopping_ = false;                      // guarded by mutex_
   std::deque<std::shared_ptr<Job>> waiting_;   // engine thread only
   std::vector<Slot> slots_;                    // engine thread only
-  std::vector<uint32_t> mask_;
+  std::vector<Slot*> stepping_;                // this step's slots with logits
   std::thread thread_;
 };
 
@@ -412,10 +421,30 @@ void LlamaEngine::Decode() {
             (status == 1 ? ": no room in the cache for this batch)" : ")"));
     return;
   }
+  stepping_.clear();
   for (Slot& s : slots_) {
-    if (s.job && s.batch_index >= 0) Step(s, llama_get_logits_ith(context_, s.batch_index));
+    if (!s.job || s.batch_index < 0) continue;
+    // Looked up here, on the engine thread: the lookup may reorder the context's outputs.
+    s.logits = llama_get_logits_ith(context_, s.batch_index);
+    stepping_.push_back(&s);
   }
+  RunSteps();
+  for (Slot* s : stepping_)
+    Deliver(*s);
   counters_.crux_ns += static_cast<uint64_t>((Clock::now() - decoded).count());
+}
+
+// The slots' steps are independent (each has its own processors, sampler, stop strings and
+// mask), so they run on the decode threads: with OpenMP these are the workers ggml's decode
+// has just used, still waiting for work, and the step's crux time is divided among them.
+void LlamaEngine::RunSteps() {
+  const int n = static_cast<int>(stepping_.size());
+#ifdef _OPENMP
+  const int threads = std::min(n, options_.threads);
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1)
+#endif
+  for (int i = 0; i < n; ++i)
+    Step(*stepping_[static_cast<size_t>(i)]);
 }
 
 void LlamaEngine::FailAll(std::string_view why) {
@@ -432,35 +461,48 @@ void LlamaEngine::FailAll(std::string_view why) {
   }
 }
 
-// One output token for `slot` from its logits: processors, sampling, detokenizing.
-void LlamaEngine::Step(Slot& slot, float* logits) {
-  const size_t n_vocab = static_cast<size_t>(llama_vocab_n_tokens(vocab_));
-  std::span<float> scores(logits, n_vocab);
-  std::span<const uint32_t> mask;
-  logits::ProcessorChain* chain = slot.job->request.processors.get();
-  if (chain != nullptr) {
-    chain->ApplyScores(scores);
-    if (chain->FillMask(mask_)) mask = mask_;
-  }
-  const int32_t token = slot.sampler->Sample(scores, mask);
-  GenerationUpdate u;
-  if (token < 0) {
+// One output token for `slot` from its logits: processors, sampling, detokenizing, into
+// slot.update. Runs on a decode thread: touches nothing but the slot and atomic counters, and
+// lets no exception out.
+void LlamaEngine::Step(Slot& slot) {
+  GenerationUpdate& u = slot.update;
+  u = GenerationUpdate{};
+  try {
+    const size_t n_vocab = static_cast<size_t>(llama_vocab_n_tokens(vocab_));
+    std::span<float> scores(slot.logits, n_vocab);
+    std::span<const uint32_t> mask;
+    logits::ProcessorChain* chain = slot.job->request.processors.get();
+    if (chain != nullptr) {
+      chain->ApplyScores(scores);
+      if (chain->FillMask(slot.mask)) mask = slot.mask;
+    }
+    const int32_t token = slot.sampler->Sample(scores, mask);
+    if (token < 0) {
+      u.finished = true;
+      u.reason = StopReason::kError;
+      u.error = "no token is allowed at this point of the output (the constraints admit none)";
+      return;
+    }
+    if (chain != nullptr) chain->Accept(static_cast<uint32_t>(token));
+    ++counters_.generated;
+    if (!Emit(slot, token, u)) slot.pending = token;
+  } catch (const std::exception& e) {
+    u = GenerationUpdate{};
     u.finished = true;
     u.reason = StopReason::kError;
-    u.error = "no token is allowed at this point of the output (the constraints admit none)";
-    Finish(slot, std::move(u));
+    u.error = std::string("generation step failed: ") + e.what();
+  }
+}
+
+// Hands the step's update to the client's sink, on the engine thread.
+void LlamaEngine::Deliver(Slot& slot) {
+  if (slot.update.finished) {
+    Finish(slot, std::move(slot.update));
     return;
   }
-  if (chain != nullptr) chain->Accept(static_cast<uint32_t>(token));
-  ++counters_.generated;
-  if (Emit(slot, token, u)) {
-    Finish(slot, std::move(u));
-    return;
-  }
-  slot.pending = token;
-  u.prompt_tokens = static_cast<int>(slot.job->prompt.size());
-  u.cached_tokens = slot.cached;
-  slot.job->sink->OnUpdate(std::move(u));
+  slot.update.prompt_tokens = static_cast<int>(slot.job->prompt.size());
+  slot.update.cached_tokens = slot.cached;
+  slot.job->sink->OnUpdate(std::move(slot.update));
 }
 
 // Appends `token`'s text to the update (whole characters, through the stop strings). True

@@ -193,6 +193,49 @@ TEST_F(LlamaEngineTest, AJsonSchemaMaskMakesValidJson) {
   }
 }
 
+// With two decode threads, the slots of one step run their processors and samplers at once:
+// each keeps its own mask and random stream.
+TEST_F(LlamaEngineTest, SlotsSteppedTogetherKeepTheirOwnMasksAndSeeds) {
+  LlamaEngineOptions options;
+  options.model_path = (std::filesystem::temp_directory_path() / "crux-engine-test.gguf").string();
+  options.context_size = 512;
+  options.parallel = 2;
+  options.threads = 2;
+  auto made = MakeLlamaEngine(options);
+  ASSERT_TRUE(made.ok()) << made.error().message();
+  Engine& engine = **made;
+  const auto free_request = [] { return Request(kPrompt, 40, 9); };
+  auto alone = std::make_shared<Collector>();
+  auto generation = engine.Submit(free_request(), alone);  // cancelled when dropped
+  ASSERT_TRUE(generation.ok());
+  const GenerationUpdate alone_last = alone->Wait();
+  ASSERT_EQ(alone_last.reason, StopReason::kMaxTokens) << alone_last.error;
+  ASSERT_EQ(alone->tokens(), 40);
+  const char* schema =
+      R"({"type":"array","items":{"type":"integer","minimum":0,"maximum":9},"minItems":3,"maxItems":3})";
+  for (int round = 0; round < 3; ++round) {
+    constrain::GrammarOptions grammar;
+    grammar.max_whitespace = 2;
+    auto processor = logits::JsonSchemaProcessor::Create(schema, engine.Vocabulary(""), grammar);
+    ASSERT_TRUE(processor.ok()) << processor.error().message();
+    auto chain = std::make_shared<logits::ProcessorChain>();
+    chain->Add(std::move(*processor));
+    GenerateRequest constrained = Request(kPrompt, 100, 1 + round);
+    constrained.processors = chain;
+    auto json_sink = std::make_shared<Collector>();
+    auto free_sink = std::make_shared<Collector>();
+    auto a = engine.Submit(std::move(constrained), json_sink);
+    auto b = engine.Submit(free_request(), free_sink);
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(json_sink->Wait().reason, StopReason::kEndOfGeneration) << json_sink->text();
+    EXPECT_EQ(free_sink->Wait().reason, StopReason::kMaxTokens);
+    const auto json = nlohmann::json::parse(json_sink->text(), nullptr, false);
+    ASSERT_TRUE(json.is_array()) << json_sink->text();
+    EXPECT_EQ(json.size(), 3u);
+    EXPECT_EQ(free_sink->text(), alone->text());
+  }
+}
+
 TEST_F(LlamaEngineTest, BadRequestsAreErrors) {
   std::string long_prompt;
   for (int i = 0; i < 600; ++i)
