@@ -222,6 +222,10 @@ size_t Weight(const ByteSet& set) {
 
 ByteSplit ReachSplit(const ByteDfa& dfa, const PhaseTable& table, const std::vector<uint8_t>& phase,
                      uint32_t state, uint32_t horizon);
+ByteSplit EntrySplit(const ByteDfa& dfa, const PhaseTable& table, const std::vector<uint8_t>& phase,
+                     uint32_t state);
+ByteSplit SplitOf(const ByteDfa& dfa, const PhaseTable& table, const std::vector<uint8_t>& phase,
+                  const std::vector<uint8_t>& safe, const std::vector<uint32_t>& reached);
 
 // Whether every state `horizon` safe bytes after `state` refuses every safe byte UTF-8 allows
 // there (a count run out), when few states are that far (false otherwise).
@@ -267,9 +271,12 @@ bool RunEnds(const ByteDfa& dfa, const PhaseTable& table, const std::vector<uint
 ByteSplit SplitBytes(const ByteDfa& dfa, const DfaReach& reach, uint32_t state) {
   const PhaseTable table = MakePhaseTable(dfa);
   if (reach.phase[state] == kNoPhase) return {};
-  ByteSplit loops = SelfLoopSplit(dfa, table, reach.phase[state], state);
-  ByteSplit reached = ReachSplit(dfa, table, reach.phase, state, UINT32_MAX);
-  return Weight(loops.safe) > Weight(reached.safe) ? loops : reached;
+  ByteSplit best = SelfLoopSplit(dfa, table, reach.phase[state], state);
+  for (ByteSplit other : {ReachSplit(dfa, table, reach.phase, state, UINT32_MAX),
+                          EntrySplit(dfa, table, reach.phase, state)}) {
+    if (Weight(other.safe) > Weight(best.safe)) best = other;
+  }
+  return best;
 }
 
 std::optional<CountSplit> SplitForCount(const ByteDfa& dfa, const DfaReach& reach, uint32_t state,
@@ -280,10 +287,18 @@ std::optional<CountSplit> SplitForCount(const ByteDfa& dfa, const DfaReach& reac
     return ReachSplit(dfa, table, reach.phase, state, horizon);
   };
   // The same safe bytes reach the same states whatever the horizon, so they kill alike too.
-  const ByteSplit first = within(1);
+  // The set of one byte may hold bytes only `state` itself takes (a dot that cannot follow a
+  // dot in a dot-atom): the run that counts starts where the set stops shrinking.
+  constexpr uint32_t kMostFirst = 4;
+  uint32_t base = 1;
+  ByteSplit first = within(base);
   auto keeps = [&](uint32_t horizon) { return within(horizon).safe == first.safe; };
-  if (!keeps(2)) return std::nullopt;
-  uint32_t low = 2;  // keeps(low); !keeps(high)
+  while (!keeps(base + 1)) {
+    if (++base > kMostFirst || base >= max_horizon) return std::nullopt;
+    first = within(base);
+  }
+  if (first.safe == ByteSet{}) return std::nullopt;
+  uint32_t low = base + 1;  // keeps(low); !keeps(high)
   uint32_t high = max_horizon;
   if (keeps(high)) return CountSplit{first, high};
   while (high - low > 1) {
@@ -341,6 +356,14 @@ ByteSplit ReachSplit(const ByteDfa& dfa, const PhaseTable& table, const std::vec
       }
     }
   }
+  return SplitOf(dfa, table, phase, safe, reached);
+}
+
+// The split of the safe classes `safe`, given every state they reach: a class kills when each
+// of those states dies on it where UTF-8 allows it.
+ByteSplit SplitOf(const ByteDfa& dfa, const PhaseTable& table, const std::vector<uint8_t>& phase,
+                  const std::vector<uint8_t>& safe, const std::vector<uint32_t>& reached) {
+  const size_t classes = table.classes;
   std::vector<uint8_t> kill(classes, 1);
   for (uint32_t q : reached) {
     for (size_t c = 0; c < classes; ++c) {
@@ -354,6 +377,59 @@ ByteSplit ReachSplit(const ByteDfa& dfa, const PhaseTable& table, const std::vec
     if (kill[c] && !safe[c]) split.kill.Set(static_cast<uint8_t>(byte));
   }
   return split;
+}
+
+// ReachSplit drops a class that some reached state refuses. Where the state that refuses is
+// a detour (the `$(` of `^(?:[\w.-]+|\$\([\w.-]+\))+$`, which refuses letters until
+// its `(`), dropping the class that leads into it keeps more: starting from the classes
+// `state` takes, the class of the step into each reached state that refuses a safe class is
+// dropped (the refused class itself at `state`), until the reached states take them all.
+// Gives up (nothing safe) past kMostStates reached states.
+ByteSplit EntrySplit(const ByteDfa& dfa, const PhaseTable& table, const std::vector<uint8_t>& phase,
+                     uint32_t state) {
+  constexpr size_t kMostStates = 4096;
+  const size_t classes = table.classes;
+  std::vector<uint8_t> safe(classes, 0);
+  for (size_t c = 0; c < classes; ++c) {
+    if (table.Next(phase[state], c) != kNoPhase && dfa.StepClass(state, c) != kDeadState) {
+      safe[c] = 1;
+    }
+  }
+  std::vector<uint32_t> entry(dfa.state_count(), UINT32_MAX);  // the class into it; unreached
+  std::vector<uint32_t> reached;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t q : reached)
+      entry[q] = UINT32_MAX;
+    reached = {state};
+    entry[state] = static_cast<uint32_t>(classes);  // reached without a step
+    std::vector<uint8_t> drop(classes, 0);
+    for (size_t head = 0; head < reached.size(); ++head) {
+      if (reached.size() > kMostStates) {
+        for (uint32_t q : reached)
+          entry[q] = UINT32_MAX;
+        return {};
+      }
+      const uint32_t q = reached[head];
+      for (size_t c = 0; c < classes; ++c) {
+        if (!safe[c] || table.Next(phase[q], c) == kNoPhase) continue;
+        const uint32_t to = dfa.StepClass(q, c);
+        if (to == kDeadState) {
+          drop[q == state ? c : entry[q]] = 1;
+        } else if (entry[to] == UINT32_MAX) {
+          entry[to] = static_cast<uint32_t>(c);
+          reached.push_back(to);
+        }
+      }
+    }
+    for (size_t c = 0; c < classes; ++c) {
+      if (drop[c] != 0 && safe[c] != 0) {
+        safe[c] = 0;
+        changed = true;
+      }
+    }
+  }
+  return SplitOf(dfa, table, phase, safe, reached);
 }
 
 }  // namespace

@@ -49,17 +49,14 @@ Real ToReal(const SchemaNumber& number) {
 // spec's bounds; with integer_only, when an integer lies in the intersection.
 bool MeetsBounds(const NumberSpec& spec, Real lo, bool lo_closed, Real hi, bool hi_closed);
 
-// As MeetsBounds, and when the spec lists enum numbers, one of them must lie in the interval.
+// As MeetsBounds, and when the spec lists enum numbers, one of them must lie in the interval
+// (those within the bounds, sorted: the first at or past `lo`).
 bool Meets(const NumberSpec& spec, Real lo, bool lo_closed, Real hi, bool hi_closed) {
   if (spec.points.empty()) return MeetsBounds(spec, lo, lo_closed, hi, hi_closed);
-  for (const SchemaNumber& point : spec.points) {
-    const Real p = ToReal(point);
-    if ((p > lo || (p == lo && lo_closed)) && (p < hi || (p == hi && hi_closed)) &&
-        MeetsBounds(spec, p, true, p, true)) {
-      return true;
-    }
-  }
-  return false;
+  const std::vector<Real>& points = spec.sorted_points;
+  auto at = lo_closed ? std::lower_bound(points.begin(), points.end(), lo)
+                      : std::upper_bound(points.begin(), points.end(), lo);
+  return at != points.end() && (*at < hi || (*at == hi && hi_closed));
 }
 
 bool MeetsBounds(const NumberSpec& spec, Real lo, bool lo_closed, Real hi, bool hi_closed) {
@@ -619,6 +616,19 @@ Runtime::Outcome Runtime::StepString(Frame& frame, int byte) {
   return Outcome::kConsumed;
 }
 
+void MagnitudeRange(const NumberSpec& spec, bool negative, Real& low, Real& high);
+
+void PrepareNumber(NumberSpec& spec) {
+  spec.sorted_points.clear();
+  for (const SchemaNumber& point : spec.points) {
+    const Real p = ToReal(point);
+    if (MeetsBounds(spec, p, true, p, true)) spec.sorted_points.push_back(p);
+  }
+  std::sort(spec.sorted_points.begin(), spec.sorted_points.end());
+  for (int side = 0; side < 2; ++side)
+    MagnitudeRange(spec, side == 1, spec.magnitude_low[side], spec.magnitude_high[side]);
+}
+
 // The magnitudes (|value|) the spec allows on one side of zero: [low, high], either end
 // possibly open or infinite, from the bounds and, when there are enum numbers, from them.
 void MagnitudeRange(const NumberSpec& spec, bool negative, Real& low, Real& high) {
@@ -679,9 +689,8 @@ bool MeetsScaled(const NumberSpec& spec, bool negative, Real a, Real b) {
   if (a == 0) return MeetsMagnitude(spec, negative, 0, b * PowerOfTen(99), false);
   // Most digits keep a value within its bounds as written: exponent 0 first.
   if (MeetsMagnitude(spec, negative, a, b, false)) return true;
-  Real low = 0;
-  Real high = 0;
-  MagnitudeRange(spec, negative, low, high);
+  const Real low = spec.magnitude_low[negative ? 1 : 0];
+  const Real high = spec.magnitude_high[negative ? 1 : 0];
   if (high < low || high <= 0) return MeetsMagnitude(spec, negative, 0, 0, true);
   // a*10^e <= high and b*10^e > low, within rounding: test the few exponents at the ends
   // (a margin of two either way); past five exponents inside, one surely fits.

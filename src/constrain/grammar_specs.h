@@ -127,8 +127,15 @@ struct NumberSpec {
   NumberBound high;
   // Numbers of an enum/const (compared by value: 2.0 is 2); empty: any number.
   std::vector<SchemaNumber> points;
+  // Filled once when the specs are built (PrepareNumber), for the per-byte checks of bounded
+  // numbers: the enum numbers within the bounds, sorted by value, and per side of zero (0:
+  // positive, 1: negative) the magnitudes the spec allows.
+  std::vector<long double> sorted_points;
+  long double magnitude_low[2] = {0, 0};
+  long double magnitude_high[2] = {0, 0};
   bool bounded() const { return low.present || high.present || !points.empty(); }
 };
+void PrepareNumber(NumberSpec& spec);
 
 struct ArraySpec {
   std::vector<AltsId> prefix;  // item i < prefix.size()

@@ -195,9 +195,9 @@ struct Matcher::State {
   uint32_t WhitespaceRun(const ThreadSet& start);
   struct WalkGroup {
     grammar::Frame top;
-    ThreadSet posts;  // each member thread after its string
+    ThreadSet posts;  // each member thread after its string or number
   };
-  void DeferStringWalk();
+  void DeferFrameWalk();
   void FrameStringWalk(WalkGroup& group, std::span<uint32_t> mask);
   std::vector<WalkGroup> walk_groups;
   size_t walk_group_count = 0;
@@ -208,7 +208,8 @@ struct Matcher::State {
   bool FastThread(size_t index, std::span<uint32_t> mask);
   void FastString(const grammar::Thread& thread, std::span<uint32_t> mask,
                   const grammar::StringClass* cls = nullptr);
-  enum class StringPath : uint8_t { kClass, kCheckClosings, kSplit, kWalk };
+  enum class StringPath : uint8_t { kClass, kCheckClosings, kBoundedClosings, kSplit, kWalk };
+  bool BoundedClosings(const grammar::Thread& thread, std::span<uint32_t> mask);
   bool SplitString(const grammar::Thread& thread, std::span<uint32_t> mask);
   template <typename Level, typename StepByte, typename OnToken>
   void StepSubtree(size_t root, const Level& start, std::vector<Level>& by_depth, StepByte step,
@@ -259,10 +260,11 @@ struct Matcher::State {
   void ForDeclaredKeyTokens(Each each) const;
   void DecideDeclaredKeyTokens(const grammar::Thread& thread, std::span<uint32_t> mask);
   bool FastNumber(std::span<uint32_t> mask);
-  void NumberFrameWalk(const grammar::Thread& thread, std::span<uint32_t> mask);
+  void NumberFrameWalk(const grammar::Frame& top, const ThreadSet& posts, std::span<uint32_t> mask);
   grammar::Thread number_fresh;  // one alternative's fresh number, for NumberStartFromClass
   std::vector<grammar::Frame> number_levels;  // per depth of NumberFrameWalk
-  ThreadSet number_post;                      // the state after the number, for it
+  ThreadSet number_post;  // the states after alike fresh numbers, for NumberStartFromClass
+  std::vector<uint8_t> number_walked;  // per fresh number: its walk done
   struct KeyPost {
     uint32_t literal = grammar::kNone;
     grammar::AltsId alts = grammar::kNone;
@@ -725,14 +727,28 @@ bool Matcher::State::NumberStartFromClass(const ThreadSet& start, std::span<uint
   }
   if (number_start.empty()) return false;
   number_start.Dedupe(words);  // one per alternative, whichever bytes it takes
+  // Alternatives whose fresh numbers are alike (the same spec below different stacks) share
+  // one NumberFrameWalk.
+  number_walked.assign(number_start.size(), 0);
   for (size_t i = 0; i < number_start.size(); ++i) {
+    if (number_walked[i] != 0) continue;
     number_start.Load(i, words, number_fresh);
-    const grammar::NumberSpec& spec = grammar.specs.values[number_fresh.frames.back().spec].number;
+    const grammar::Frame top = number_fresh.frames.back();
+    const grammar::NumberSpec& spec = grammar.specs.values[top.spec].number;
     if (BoundsIrrelevant(spec, false) && BoundsIrrelevant(spec, true)) {
       NumberFromClass(number_fresh, NumberClassOf(spec, grammar::kNumStart), mask);
-    } else {
-      NumberFrameWalk(number_fresh, mask);
+      continue;
     }
+    number_post.Clear();
+    for (size_t j = i; j < number_start.size(); ++j) {
+      if (j > i && (number_walked[j] != 0 || !(number_start.top(j) == top))) continue;
+      number_walked[j] = 1;
+      number_start.Load(j, words, thread);
+      runtime.PopValue(thread);
+      number_post.Append(thread, words);
+    }
+    number_post.Dedupe(words);
+    NumberFrameWalk(top, number_post, mask);
   }
   return true;
 }
@@ -803,9 +819,10 @@ inline int Matcher::State::StepLevel(StringLevel& level, uint8_t byte, grammar::
   return max_length == UINT64_MAX || uint64_t{level.count} + left <= max_length ? 1 : 0;
 }
 
-// Defers the string walk of the thread in `loaded`: threads whose strings are in the same
-// state (alternatives that differ only below the string) share one walk.
-void Matcher::State::DeferStringWalk() {
+// Defers the walk of the string or number on top of the thread in `loaded`: threads whose
+// strings or numbers are in the same state (alternatives that differ only below it) share
+// one walk.
+void Matcher::State::DeferFrameWalk() {
   const grammar::Frame& top = loaded.frames.back();
   size_t group = 0;
   while (group < walk_group_count && !(walk_groups[group].top == top))
@@ -1122,18 +1139,15 @@ bool Matcher::State::FastNumber(std::span<uint32_t> mask) {
 }
 
 // A number the classes cannot serve (bounds that can refuse it, or too close to a digit
-// limit), on top of `t`: the bytes that continue it are walked with the
-// number frame alone (a 48-byte copy per level, no thread copied), and where a token's byte
-// ends it, complete and within bounds, the rest of that token is walked from the state after
-// the number. The tokens that end it at their first byte come from WalkVocabulary there.
-void Matcher::State::NumberFrameWalk(const grammar::Thread& t, std::span<uint32_t> mask) {
+// limit), in state `top`, for every thread of `posts` (each a thread that had it on top,
+// after it): the bytes that continue it are walked once, with the number frame alone (a
+// 48-byte copy per level, no thread copied), and where a token's byte ends it, complete and
+// within bounds, the rest of that token is walked from the states after the number. The
+// tokens that end it at their first byte come from WalkVocabulary there.
+void Matcher::State::NumberFrameWalk(const grammar::Frame& top, const ThreadSet& posts,
+                                     std::span<uint32_t> mask) {
   const grammar::FlatTrie& trie = grammar.index->trie;
   if (number_levels.size() < trie.max_depth + 1) number_levels.resize(trie.max_depth + 1);
-  const grammar::Frame top = t.frames.back();
-  thread = t;
-  runtime.PopValue(thread);
-  number_post.Clear();
-  number_post.Append(thread, grammar.specs.seen_words);
   auto set = [&](uint32_t token) { SetBit(mask, token); };
   number_levels[0] = top;
   for (const char first : std::string_view("0123456789.eE+-")) {
@@ -1151,13 +1165,13 @@ void Matcher::State::NumberFrameWalk(const grammar::Thread& t, std::span<uint32_
         continue;
       }
       // A byte that ends the number below the first is the parent's, from the state after it.
-      if (taken == 2 && depth > 1) WalkRange(trie, number_post, i, trie.skip[i], depth - 1, set);
+      if (taken == 2 && depth > 1) WalkRange(trie, posts, i, trie.skip[i], depth - 1, set);
       i = trie.skip[i];
     }
   }
   grammar::Frame probe = top;
   // Any byte that is no part of a number ends it (if it may end here): ',' stands for them.
-  if (runtime.StepNumberOnly(probe, ',') == 2) WalkVocabulary(number_post, mask);
+  if (runtime.StepNumberOnly(probe, ',') == 2) WalkVocabulary(posts, mask);
 }
 
 // How the string on top of a thread is masked: from its string class (`inside` is then the
@@ -1194,6 +1208,9 @@ Matcher::State::StringPath Matcher::State::StringPathFor(
   } else if (path == StringPath::kClass && top.b == grammar::kLexNormal &&
              remaining < cls.inside_at_most.size()) {
     inside = &cls.inside_at_most[remaining];
+  } else if (path == StringPath::kCheckClosings && from_class == nullptr &&
+             top.b == grammar::kLexNormal && remaining < cls.inside_at_most.size()) {
+    return StringPath::kBoundedClosings;
   } else {
     return StringPath::kWalk;
   }
@@ -1499,6 +1516,41 @@ bool Matcher::State::SafeTokensWithin(const grammar::Frame& top, const StringIns
   return true;
 }
 
+// A string whose automaton no token can kill but whose length bound is too close for the
+// class (kBoundedClosings): with `left` code points left and the automaton needing at most
+// `needed` more to match, the inside tokens of at most left - needed code points are allowed
+// as they are, those of up to `left` are stepped one by one, and the closing tokens are
+// checked. False, with nothing done, when too many would be stepped: a walk costs less.
+bool Matcher::State::BoundedClosings(const grammar::Thread& t, std::span<uint32_t> mask) {
+  constexpr size_t kMostStepped = 4096;
+  const grammar::Frame& top = t.frames.back();
+  const grammar::StringSpec& spec = grammar.specs.values[top.spec].string;
+  const grammar::StringClass& cls = grammar.index->string_classes[grammar::kLexNormal];
+  const uint64_t left = spec.max_length - top.count;
+  const uint64_t needed = grammar.specs.dfa_reach[spec.dfa].max_to_accept;
+  const grammar::TokenMask* certain = left >= needed ? &cls.inside_at_most[left - needed] : nullptr;
+  band_words.assign(mask.size(), 0);
+  cls.inside_at_most[left].OrInto(band_words);
+  certain_words.assign(mask.size(), 0);
+  if (certain != nullptr) certain->OrInto(certain_words);
+  size_t between = 0;
+  for (size_t w = 0; w < mask.size(); ++w) {
+    band_words[w] &= ~certain_words[w];
+    between += static_cast<size_t>(std::popcount(band_words[w]));
+  }
+  if (between > kMostStepped) return false;
+  for (size_t w = 0; w < mask.size(); ++w) {
+    mask[w] |= certain_words[w];
+    for (uint32_t bits = band_words[w]; bits != 0; bits &= bits - 1) {
+      const auto token =
+          static_cast<uint32_t>(w * 32 + static_cast<size_t>(std::countr_zero(bits)));
+      if (StaysInside(top, token)) SetBit(mask, token);
+    }
+  }
+  CheckedClosings(t, mask);
+  return true;
+}
+
 // Whether every byte of `token` stays inside the string frame `top` (lexer in its plain
 // state), under its length bound.
 bool Matcher::State::StaysInside(const grammar::Frame& top, uint32_t token) {
@@ -1720,7 +1772,7 @@ bool Matcher::State::FastThread(size_t index, std::span<uint32_t> mask) {
   const grammar::Frame& top = current.top(index);
   if (top.kind == FrameKind::kNumber) {
     current.Load(index, grammar.specs.seen_words, loaded);
-    if (!FastNumber(mask)) NumberFrameWalk(loaded, mask);
+    if (!FastNumber(mask)) DeferFrameWalk();
     return true;
   }
   const grammar::Specs& specs = grammar.specs;
@@ -1730,11 +1782,15 @@ bool Matcher::State::FastThread(size_t index, std::span<uint32_t> mask) {
     const StringPath path = StringPathFor(top, spec, inside);
     current.Load(index, specs.seen_words, loaded);
     if (path == StringPath::kWalk) {
-      DeferStringWalk();
+      DeferFrameWalk();
       return true;
     }
     if (path == StringPath::kSplit) {
-      if (!SplitString(loaded, mask)) DeferStringWalk();
+      if (!SplitString(loaded, mask)) DeferFrameWalk();
+      return true;
+    }
+    if (path == StringPath::kBoundedClosings) {
+      if (!BoundedClosings(loaded, mask)) DeferFrameWalk();
       return true;
     }
     inside->OrInto(mask);
@@ -1785,8 +1841,15 @@ bool Matcher::FillMask(std::span<uint32_t> mask) {
     s.current.Load(i, impl.specs.seen_words, s.thread);
     s.slow.Append(s.thread, impl.specs.seen_words);
   }
-  for (size_t g = 0; g < s.walk_group_count; ++g)
-    s.FrameStringWalk(s.walk_groups[g], mask);
+  for (size_t g = 0; g < s.walk_group_count; ++g) {
+    State::WalkGroup& group = s.walk_groups[g];
+    if (group.top.kind == FrameKind::kNumber) {
+      group.posts.Dedupe(impl.specs.seen_words);
+      s.NumberFrameWalk(group.top, group.posts, mask);
+    } else {
+      s.FrameStringWalk(group, mask);
+    }
+  }
   if (!s.slow.empty()) {
     s.WalkVocabulary(s.slow, mask);
   }

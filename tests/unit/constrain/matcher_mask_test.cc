@@ -279,5 +279,59 @@ TEST(GrammarMask, CountedPatternsEqualBruteForceOnLlama3) {
   EXPECT_GT(states, 30u);
 }
 
+// Bounded numbers: an enum of integers (sorted once, found by bisection), and the same
+// bounded number under alternatives that differ only below it (one walk for all, each
+// alternative's own continuation after it): an allOf of anyOf `required` makes one object
+// per combination, and only those whose required names are written may close.
+TEST(GrammarMask, BoundedNumbersUnderAlternativesEqualBruteForceOnLlama3) {
+  auto vocabulary = test_data::Llama3Vocabulary();
+  if (vocabulary == nullptr) GTEST_SKIP() << test_data::kNoLlamaCpp;
+  const char* const kEitherRequired =
+      R"({"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"},"t":{"type":"number","minimum":0,"maximum":1}},"additionalProperties":false,"allOf":[{"anyOf":[{"required":["a"]},{"required":["b"]}]}]})";
+  const std::pair<const char*, std::string> cases[] = {
+      {R"({"type":"array","items":{"type":"integer","enum":[50,75,300,9600,19200,115200]}})",
+       R"([9600,75,115200,300])"},
+      {R"({"$defs":{"u":{"type":"number","minimum":0,"maximum":1}},"anyOf":[{"type":"object","properties":{"t":{"$ref":"#/$defs/u"},"a":{"type":"string"}},"additionalProperties":false},{"type":"object","properties":{"t":{"$ref":"#/$defs/u"},"b":{"type":"integer"}},"additionalProperties":false}]})",
+       R"({"t":0.5,"b":3})"},
+      {R"({"$defs":{"u":{"type":"number","minimum":0,"maximum":1}},"anyOf":[{"type":"array","items":{"$ref":"#/$defs/u"},"minItems":3},{"type":"array","items":{"$ref":"#/$defs/u"},"maxItems":2}]})",
+       R"([0.5,1,0.25])"},
+      {R"({"$defs":{"u":{"type":"number","minimum":0,"maximum":1}},"anyOf":[{"type":"array","items":{"$ref":"#/$defs/u"},"minItems":3},{"type":"array","items":{"$ref":"#/$defs/u"},"maxItems":2}]})",
+       R"([0.5,1])"},
+      {kEitherRequired, R"({"a":1,"t":0.5})"},
+      {kEitherRequired, R"({"b":2,"t":0.25})"},
+      {R"({"type":"array","items":{"anyOf":[{"type":"number","exclusiveMinimum":-2.5,"maximum":40},{"type":"array","items":{"type":"number","exclusiveMinimum":-2.5,"maximum":40}}]}})",
+       R"([-2.25,[39.5,0],12e-1])"},
+  };
+  size_t states = 0;
+  for (const auto& [schema, text] : cases)
+    states += GreedyWalkEqualsBruteForce(vocabulary, schema, text);
+  EXPECT_GT(states, 25u);
+}
+
+// Splits that take more than a count or a self-loop: the dot-atom of an e-mail's local part
+// (a count of 64 whose dot cannot follow a dot: the run that counts starts after the first
+// byte), a pattern whose `$(` detour refuses the letters its loop takes (the class into the
+// detour is dropped instead), and a search pattern under a close length bound (the inside
+// tokens near the bound stepped one by one).
+TEST(GrammarMask, DotAtomsDetoursAndCloseBoundsEqualBruteForceOnLlama3) {
+  auto vocabulary = test_data::Llama3Vocabulary();
+  if (vocabulary == nullptr) GTEST_SKIP() << test_data::kNoLlamaCpp;
+  const std::pair<const char*, std::string> cases[] = {
+      {R"({"type":"string","format":"email"})", R"("john.doe@example.com")"},
+      {R"({"type":"string","format":"email"})",
+       R"("a.very.long.local.part.that.runs.close.to.the.limit.of.sixty4@vu.nl")"},
+      {R"({"type":"string","pattern":"^(?:(?:[\\w\\-\\.\\s]+)|(?:\\$\\([\\w\\-\\.]+\\)))+$"})",
+       R"("My Metric $(nf.region) static-value")"},
+      {R"({"type":"string","pattern":"[0-9a-fA-F]+","minLength":12,"maxLength":12})",
+       R"("0123456789ab")"},
+      {R"({"type":"string","pattern":"[0-9a-fA-F]+","minLength":3,"maxLength":14})",
+       R"("xyz world 7 q")"},
+  };
+  size_t states = 0;
+  for (const auto& [schema, text] : cases)
+    states += GreedyWalkEqualsBruteForce(vocabulary, schema, text);
+  EXPECT_GT(states, 40u);
+}
+
 }  // namespace
 }  // namespace crux::constrain
