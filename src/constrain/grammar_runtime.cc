@@ -630,7 +630,8 @@ void PrepareNumber(NumberSpec& spec) {
 }
 
 // The magnitudes (|value|) the spec allows on one side of zero: [low, high], either end
-// possibly open or infinite, from the bounds and, when there are enum numbers, from them.
+// possibly open or infinite, from the bounds and, when there are enum numbers, from those
+// of them that are not zero (nothing: low > high).
 void MagnitudeRange(const NumberSpec& spec, bool negative, Real& low, Real& high) {
   const Real inf = std::numeric_limits<Real>::infinity();
   low = 0;
@@ -640,7 +641,7 @@ void MagnitudeRange(const NumberSpec& spec, bool negative, Real& low, Real& high
     high = 0;
     for (const SchemaNumber& point : spec.points) {
       const Real p = ToReal(point);
-      if ((p < 0) != negative && p != 0) continue;
+      if ((p < 0) != negative || p == 0) continue;  // zero: no mantissa with a digit reaches it
       low = std::min(low, std::fabs(p));
       high = std::max(high, std::fabs(p));
     }
@@ -691,14 +692,17 @@ bool MeetsScaled(const NumberSpec& spec, bool negative, Real a, Real b) {
   if (MeetsMagnitude(spec, negative, a, b, false)) return true;
   const Real low = spec.magnitude_low[negative ? 1 : 0];
   const Real high = spec.magnitude_high[negative ? 1 : 0];
-  if (high < low || high <= 0) return MeetsMagnitude(spec, negative, 0, 0, true);
-  // a*10^e <= high and b*10^e > low, within rounding: test the few exponents at the ends
-  // (a margin of two either way); past five exponents inside, one surely fits.
+  // A mantissa with a nonzero digit scales to no magnitude of zero (the exponent has at most
+  // two digits): nothing when no other is allowed.
+  if (high < low || high <= 0) return false;
+  // a*10^e <= high and b*10^e > low, within rounding: test the exponents between the ends
+  // (a margin of two either way). Between two bounds, past five exponents inside, one
+  // surely fits; an enum's numbers are points, so each exponent is tried (a bisection each).
   int first = low <= 0 ? -99 : Log10Floor(low / b) - 2;
   int last = std::isinf(high) ? 99 : Log10Floor(high / a) + 2;
   first = std::max(first, -99);
   last = std::min(last, 99);
-  if (last - first > 6) return true;
+  if (spec.points.empty() && last - first > 6) return true;
   for (int e = first; e <= last; ++e) {
     const Real scale = PowerOfTen(e);
     if (MeetsMagnitude(spec, negative, a * scale, b * scale, false)) return true;

@@ -76,6 +76,10 @@ const char* const kSchemas[] = {
     // Two open objects alive at once, with declared names that share a prefix: each key
     // thread decides the tokens that finish its declared names without the other's bits.
     R"({"anyOf":[{"type":"object","properties":{"name":{"type":"integer"},"nb":{"type":"boolean"}}},{"type":"object","properties":{"name":{"type":"string","maxLength":3},"id":{"const":12}},"required":["name"]}]})",
+    // Enum numbers are points: a mantissa whose digits no point has, at any exponent, is
+    // refused at once (a walk never reaches a number it cannot finish), zero included.
+    R"({"type":"array","items":{"enum":[50,75,300,9600,115200,0,2.5,-0.125]},"maxItems":3})",
+    R"({"type":"array","items":{"type":"number","enum":[0]},"maxItems":2})",
 };
 
 struct Walk {
