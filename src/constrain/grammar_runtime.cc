@@ -49,14 +49,19 @@ Real ToReal(const SchemaNumber& number) {
 // spec's bounds; with integer_only, when an integer lies in the intersection.
 bool MeetsBounds(const NumberSpec& spec, Real lo, bool lo_closed, Real hi, bool hi_closed);
 
-// As MeetsBounds, and when the spec lists enum numbers, one of them must lie in the interval
-// (those within the bounds, sorted: the first at or past `lo`).
+// As MeetsBounds, and when the spec lists enum numbers, one of them must meet the interval:
+// some value that reads as it (PrepareNumber) must lie in it.
 bool Meets(const NumberSpec& spec, Real lo, bool lo_closed, Real hi, bool hi_closed) {
   if (spec.points.empty()) return MeetsBounds(spec, lo, lo_closed, hi, hi_closed);
-  const std::vector<Real>& points = spec.sorted_points;
-  auto at = lo_closed ? std::lower_bound(points.begin(), points.end(), lo)
-                      : std::upper_bound(points.begin(), points.end(), lo);
-  return at != points.end() && (*at < hi || (*at == hi && hi_closed));
+  // The first point whose values reach lo (the points' ranges are disjoint and in order).
+  const auto at = std::lower_bound(spec.point_high.begin(), spec.point_high.end(), lo);
+  if (at == spec.point_high.end()) return false;
+  const size_t i = static_cast<size_t>(at - spec.point_high.begin());
+  if (spec.point_high[i] == lo && !lo_closed) {
+    return i + 1 < spec.point_low.size() &&
+           (spec.point_low[i + 1] < hi || (spec.point_low[i + 1] == hi && hi_closed));
+  }
+  return spec.point_low[i] < hi || (spec.point_low[i] == hi && hi_closed);
 }
 
 bool MeetsBounds(const NumberSpec& spec, Real lo, bool lo_closed, Real hi, bool hi_closed) {
@@ -618,13 +623,44 @@ Runtime::Outcome Runtime::StepString(Frame& frame, int byte) {
 
 void MagnitudeRange(const NumberSpec& spec, bool negative, Real& low, Real& high);
 
+// An instance's number equals an enum number when its text, read as a double, is the point
+// (as the validator reads it): the values within half a unit in the last place of the
+// point's double read as it. Each point stands for those values, less 2^-60 of the point at
+// either end: far more than the error of the long double arithmetic of the checks (about
+// 2^-63), so that no value is let through that reads as another number (a number no digit
+// could finish), and far less than the half unit, so that the digits of the point as the
+// schema wrote them (within the half unit of its double: 2.00001 is not a double) and those
+// that only the long doubles move (0.004000000000000000 with e3 to come is 4 plus 2^-62
+// there) are not refused. Values at the very edge of a point's rounding are refused.
 void PrepareNumber(NumberSpec& spec) {
-  spec.sorted_points.clear();
+  std::vector<Real> points;
   for (const SchemaNumber& point : spec.points) {
     const Real p = ToReal(point);
-    if (MeetsBounds(spec, p, true, p, true)) spec.sorted_points.push_back(p);
+    if (MeetsBounds(spec, p, true, p, true)) points.push_back(p);
   }
-  std::sort(spec.sorted_points.begin(), spec.sorted_points.end());
+  std::sort(points.begin(), points.end());
+  points.erase(std::unique(points.begin(), points.end()), points.end());
+  spec.point_low.clear();
+  spec.point_high.clear();
+  for (const Real p : points) {
+    if (p == 0) {
+      spec.point_low.push_back(0);
+      spec.point_high.push_back(0);
+      continue;
+    }
+    const auto as_double = static_cast<double>(p);
+    int binary = 0;
+    (void)std::frexp(std::fabs(as_double), &binary);  // |p| in [2^(binary-1), 2^binary)
+    const Real half_unit = std::ldexp(Real{1}, binary - 54);
+    // Just above a power of two the unit below is half the unit above.
+    const bool power_of_two = std::fabs(as_double) == std::ldexp(1.0, binary - 1);
+    const Real margin = std::fabs(p) * 0x1p-60L;
+    const Real toward_zero = (power_of_two ? half_unit / 2 : half_unit) - margin;
+    const Real away = half_unit - margin;
+    const Real center = as_double;
+    spec.point_low.push_back(p > 0 ? center - toward_zero : center - away);
+    spec.point_high.push_back(p > 0 ? center + away : center + toward_zero);
+  }
   for (int side = 0; side < 2; ++side)
     MagnitudeRange(spec, side == 1, spec.magnitude_low[side], spec.magnitude_high[side]);
 }
@@ -685,11 +721,15 @@ int Log10Floor(Real x) {
 }
 
 // True when some exponent e in [-99, 99] puts a value of [a, b) * 10^e within the spec (a > 0,
-// or a = 0 for a mantissa of zeros).
-bool MeetsScaled(const NumberSpec& spec, bool negative, Real a, Real b) {
-  if (a == 0) return MeetsMagnitude(spec, negative, 0, b * PowerOfTen(99), false);
+// or a = 0 for a mantissa of zeros); `b_closed`: of [a, b] (the digits the lexer still takes
+// reach b at most; a = b when none can follow).
+bool MeetsScaled(const NumberSpec& spec, bool negative, Real a, Real b, bool b_closed) {
+  if (a == 0) {
+    return b == 0 ? MeetsMagnitude(spec, negative, 0, 0, true)
+                  : MeetsMagnitude(spec, negative, 0, b * PowerOfTen(99), b_closed);
+  }
   // Most digits keep a value within its bounds as written: exponent 0 first.
-  if (MeetsMagnitude(spec, negative, a, b, false)) return true;
+  if (MeetsMagnitude(spec, negative, a, b, b_closed)) return true;
   const Real low = spec.magnitude_low[negative ? 1 : 0];
   const Real high = spec.magnitude_high[negative ? 1 : 0];
   // A mantissa with a nonzero digit scales to no magnitude of zero (the exponent has at most
@@ -705,7 +745,7 @@ bool MeetsScaled(const NumberSpec& spec, bool negative, Real a, Real b) {
   if (spec.points.empty() && last - first > 6) return true;
   for (int e = first; e <= last; ++e) {
     const Real scale = PowerOfTen(e);
-    if (MeetsMagnitude(spec, negative, a * scale, b * scale, false)) return true;
+    if (MeetsMagnitude(spec, negative, a * scale, b * scale, b_closed)) return true;
   }
   return false;
 }
@@ -819,9 +859,9 @@ bool Runtime::NumberViable(const Frame& frame) const {
       return Meets(spec, -inf, false, 0, true);
     case kNumZero:
       if (!fractions) return MeetsMagnitude(spec, negative, 0, 0, true);
-      return MeetsScaled(spec, negative, 0, 1);
+      return MeetsScaled(spec, negative, 0, 1, false);
     case kNumInt: {
-      if (fractions) return MeetsScaled(spec, negative, whole, whole + 1);
+      if (fractions) return MeetsScaled(spec, negative, whole, whole + 1, false);
       if (const int exact = IntegerDigitsViable(spec, negative, frame.u); exact >= 0) {
         return exact == 1;
       }
@@ -840,8 +880,11 @@ bool Runtime::NumberViable(const Frame& frame) const {
     case kNumDot:
     case kNumFrac: {
       if (!fractions) return MeetsMagnitude(spec, negative, whole, whole, true);
-      const Real high = whole + static_cast<Real>(frame.v + 1) / scale;
-      return MeetsScaled(spec, negative, mantissa, high);
+      // The lexer takes kMaxBoundedFracDigits fraction digits at most: the digits still to
+      // come reach one unit of the last of them below the next mantissa (none at the limit).
+      const Real high =
+          whole + static_cast<Real>(frame.v + 1) / scale - 1 / kPowers[kMaxBoundedFracDigits];
+      return MeetsScaled(spec, negative, mantissa, std::max(high, mantissa), true);
     }
     case kNumE:
     case kNumExpSign:

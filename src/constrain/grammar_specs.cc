@@ -201,7 +201,9 @@ class Builder {
                         ObjectSpec& object);
   Expected<AltsId> MemberAlternatives(const Conj& flat, const std::string* name,
                                       const std::vector<bool>& pattern_matched);
-  Expected<uint32_t> Dfa(std::vector<RegexSource> sources);
+  // (`all_must_match`: a string's automaton, where every source must match: states from
+  // which they cannot all match are dead.)
+  Expected<uint32_t> Dfa(std::vector<RegexSource> sources, bool all_must_match = false);
   bool NodeOpensObject(const SchemaNode& node) const {
     return !node.properties.empty() || !node.required.empty() || !node.pattern_properties.empty() ||
            node.additional_properties != kNoNode || node.min_properties > 0 ||
@@ -594,8 +596,10 @@ Status Builder::FillEnum(const Conj& flat, ValueSpec& spec) {
   return {};
 }
 
-Expected<uint32_t> Builder::Dfa(std::vector<RegexSource> sources) {
-  std::string key;
+Expected<uint32_t> Builder::Dfa(std::vector<RegexSource> sources, bool all_must_match) {
+  // One source matches exactly where some source does: nothing to prune.
+  all_must_match = all_must_match && sources.size() > 1;
+  std::string key = all_must_match ? "all\0" : "";
   for (const RegexSource& source : sources) {
     key += std::to_string(static_cast<int>(source.kind)) + ":" +
            std::to_string(static_cast<int>(source.format)) + ":" + source.text + '\0';
@@ -604,7 +608,7 @@ Expected<uint32_t> Builder::Dfa(std::vector<RegexSource> sources) {
   auto dfa = CompileRegexes(sources);
   if (!dfa) return dfa.error();
   const auto id = static_cast<uint32_t>(specs_.dfas.size());
-  specs_.dfas.push_back(std::move(*dfa));
+  specs_.dfas.push_back(all_must_match ? dfa->MatchingAllOnly() : std::move(*dfa));
   dfa_memo_.emplace(key, id);
   return id;
 }
@@ -634,7 +638,7 @@ Status Builder::FillString(const Conj& flat, ValueSpec& spec) {
     }
   }
   if (sources.empty()) return {};
-  auto dfa = Dfa(std::move(sources));
+  auto dfa = Dfa(std::move(sources), /*all_must_match=*/true);
   if (!dfa) return dfa.error();
   spec.string.dfa = *dfa;
   return {};

@@ -128,9 +128,11 @@ struct NumberSpec {
   // Numbers of an enum/const (compared by value: 2.0 is 2); empty: any number.
   std::vector<SchemaNumber> points;
   // Filled once when the specs are built (PrepareNumber), for the per-byte checks of bounded
-  // numbers: the enum numbers within the bounds, sorted by value, and per side of zero (0:
+  // numbers: the enum numbers within the bounds, sorted by value, each as the values that read
+  // as it ([point_low[i], point_high[i]], see PrepareNumber), and per side of zero (0:
   // positive, 1: negative) the magnitudes the spec allows.
-  std::vector<long double> sorted_points;
+  std::vector<long double> point_low;
+  std::vector<long double> point_high;
   long double magnitude_low[2] = {0, 0};
   long double magnitude_high[2] = {0, 0};
   bool bounded() const { return low.present || high.present || !points.empty(); }

@@ -440,6 +440,17 @@ ByteDfa::ByteDfa(std::shared_ptr<const Tables> tables, const std::array<uint8_t,
       source_count_(sources),
       words_(words) {}
 
+ByteDfa ByteDfa::MatchingAllOnly() const {
+  if (tables_ == nullptr) return *this;
+  auto tables = std::make_shared<Tables>(*tables_);
+  const std::vector<uint8_t>& all = tables->can_match_all;
+  for (uint32_t& to : tables->transitions) {
+    if (to != kDeadState && all[to] == 0) to = kDeadState;
+  }
+  const uint32_t start = start_ == kDeadState || all[start_] == 0 ? kDeadState : start_;
+  return ByteDfa(std::move(tables), class_of_, row_shift_, start, source_count_, words_);
+}
+
 size_t ByteDfa::memory_bytes() const {
   if (tables_ == nullptr) return 0;
   return tables_->transitions.size() * sizeof(uint32_t) +

@@ -79,6 +79,10 @@ class ByteDfa {
   }
   // Bytes held by the tables (shared between copies).
   size_t memory_bytes() const;
+  // The same automaton where a state from which no input makes every source match at once
+  // (a string under several patterns that one of them has already refused) is dead, so that
+  // kDeadState alone says "refused" where every source must match.
+  ByteDfa MatchingAllOnly() const;
   size_t source_count() const { return source_count_; }
   // True when source `source` matches the input read so far.
   bool Matches(uint32_t state, size_t source) const {

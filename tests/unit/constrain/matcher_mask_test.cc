@@ -80,6 +80,12 @@ const char* const kSchemas[] = {
     // refused at once (a walk never reaches a number it cannot finish), zero included.
     R"({"type":"array","items":{"enum":[50,75,300,9600,115200,0,2.5,-0.125]},"maxItems":3})",
     R"({"type":"array","items":{"type":"number","enum":[0]},"maxItems":2})",
+    // Several patterns on one string: a state where one of them has refused is dead, though
+    // the others would go on (the opening quote's tokens are decided by the same rule).
+    R"({"type":"string","allOf":[{"pattern":"^([a-z][0-9])+$"},{"pattern":"^c1"},{"pattern":"(t|8)$"}],"maxLength":12})",
+    // Enum numbers the schema's text does not spell as a double (-2.00001), and one a
+    // mantissa only reaches through long double rounding (4 as 0.004…e3).
+    R"({"type":"array","items":{"enum":[-2.00001,4,1e-5]},"maxItems":3})",
 };
 
 struct Walk {
@@ -335,6 +341,40 @@ TEST(GrammarMask, DotAtomsDetoursAndCloseBoundsEqualBruteForceOnLlama3) {
   for (const auto& [schema, text] : cases)
     states += GreedyWalkEqualsBruteForce(vocabulary, schema, text);
   EXPECT_GT(states, 40u);
+}
+
+// An enum number matches what the validator reads as it: the instance's text as a double.
+// Digits that spell the point in any form are taken to the end, and digits that no exponent
+// or further digit can turn into a point are refused where they are written.
+TEST(GrammarNumbers, EnumNumbersAreReadAsTheValidatorReadsThem) {
+  const char* schema = R"({"enum":[-2.00001,4,1e-5,0]})";
+  auto ir = CompileSchema(schema);
+  ASSERT_TRUE(ir.ok());
+  auto grammar = CompiledGrammar::Compile(*ir, nullptr, {});
+  ASSERT_TRUE(grammar.ok()) << grammar.error().message();
+  auto accepts = [&](const std::string& text) {
+    Matcher matcher(*grammar);
+    return matcher.AcceptBytes(text) && matcher.CanEnd();
+  };
+  auto takes_prefix = [&](const std::string& text) { return Matcher(*grammar).AcceptBytes(text); };
+  for (const char* text :
+       {"4", "4.0", "400e-2", "0.004000000000000000e3", "0.4E1", "-2.00001",
+        "-0.002000010000000000e3", "-200001e-5", "1e-5", "0.00001", "0", "0.000", "-0"}) {
+    EXPECT_TRUE(accepts(text)) << text;
+    EXPECT_TRUE(Validate(*ir, text).valid()) << text;
+  }
+  for (const char* text : {"5", "4.1", "-2.0001", "0.00399999", "-1", "1e-4"}) {
+    EXPECT_FALSE(takes_prefix(text)) << text;
+    EXPECT_FALSE(Validate(*ir, text).valid()) << text;
+  }
+  // Digits that no exponent or further digit turns into a point are refused where they are
+  // written, not at the end; those that round to one go on (0.3 then nines reads as 4 at e1).
+  EXPECT_FALSE(takes_prefix("7"));
+  EXPECT_FALSE(takes_prefix("-3"));
+  EXPECT_TRUE(takes_prefix("0.3"));
+  EXPECT_TRUE(accepts("0.399999999999999999e1"));
+  EXPECT_TRUE(Validate(*ir, "0.399999999999999999e1").valid());
+  EXPECT_TRUE(takes_prefix("0.0000"));
 }
 
 }  // namespace
