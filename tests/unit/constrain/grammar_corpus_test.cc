@@ -2,10 +2,12 @@
 // a compiled schema is accepted, compact and pretty-printed; every invalid one is rejected
 // unless the grammar lists a keyword as not enforced. With Llama 3's vocabulary (llama.cpp's
 // tree, scripts/fetch-llama-cpp.sh), a sample of schemas is also walked token by token, greedily
-// and under random segmentations, checking that every token of the instance is in the mask.
+// and under random segmentations, checking that every token of the instance is in the mask, and
+// at random under the mask, checking that no state is a dead end.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -198,6 +200,78 @@ TEST(GrammarCorpus, MaskbenchTokenWalksOnLlama3) {
     }
   }
   EXPECT_GT(walks, 60u);
+  std::string first;
+  for (size_t i = 0; i < std::min<size_t>(wrong.size(), 10); ++i)
+    first += "\n  " + wrong[i];
+  EXPECT_TRUE(wrong.empty()) << wrong.size() << " of " << walks << " walks failed:" << first;
+}
+
+// Random walks as a sampler under the mask would make them: uniform among the allowed tokens,
+// ending as soon as it may past 40 bytes. Every state a walk reaches must allow some token
+// (no dead end) and every allowed token must be accepted. A fifth of the schemas, two walks
+// each; the schemas whose dead ends are known (docs/structured-output.md) are listed.
+TEST(GrammarCorpus, MaskbenchRandomWalksNeverDeadEndOnLlama3) {
+  const std::vector<fs::path> paths = test_data::MaskbenchFiles();
+  if (paths.empty()) GTEST_SKIP() << "no corpus at " << test_data::MaskbenchDir();
+  auto vocabulary = test_data::Llama3Vocabulary();
+  if (vocabulary == nullptr) GTEST_SKIP() << test_data::kNoLlamaCpp;
+  // A `\u` escape checked by its lead byte only; an enum number no number can spell.
+  const std::vector<std::string> known = {
+      "Synthesized---draft2019_09_nonvalid_additionalProperties_id6_subschema1_not_2.json",
+      "Synthesized---draft2019_09_valid_multipleOf_id9_subschema1_not_2.json"};
+  std::vector<uint32_t> mask(vocabulary->mask_words());
+  std::vector<std::string> wrong;
+  size_t walks = 0;
+  size_t finished = 0;
+  for (size_t i = 0; i < paths.size(); i += 5) {
+    const auto doc = test_data::ReadJson(paths[i]);
+    if (doc.is_discarded() || !doc.contains("schema")) continue;
+    auto ir = CompileSchema(doc["schema"].dump());
+    if (!ir.ok()) continue;
+    auto grammar = CompiledGrammar::Compile(*ir, vocabulary, {});
+    if (!grammar.ok()) continue;
+    const std::string name = paths[i].filename().string();
+    const bool known_dead_end = std::find(known.begin(), known.end(), name) != known.end();
+    for (uint32_t seed = 1; seed <= 2; ++seed) {
+      std::mt19937 random(seed * 7919 + static_cast<uint32_t>(i));
+      Matcher matcher(*grammar);
+      std::string text;
+      ++walks;
+      for (size_t step = 0; step < 150; ++step) {
+        matcher.FillMask(mask);
+        size_t count = 0;
+        for (uint32_t word : mask)
+          count += static_cast<size_t>(std::popcount(word));
+        if (count == 0) {
+          if (!known_dead_end) wrong.push_back(name + ": dead end after " + text.substr(0, 160));
+          break;
+        }
+        // The k-th allowed token, k uniform.
+        size_t k = random() % count;
+        size_t w = 0;
+        while (static_cast<size_t>(std::popcount(mask[w])) <= k)
+          k -= static_cast<size_t>(std::popcount(mask[w++]));
+        uint32_t bits = mask[w];
+        for (; k > 0; --k)
+          bits &= bits - 1;
+        uint32_t token =
+            static_cast<uint32_t>(w * 32 + static_cast<size_t>(std::countr_zero(bits)));
+        if (text.size() > 40 && matcher.CanEnd()) token = vocabulary->end_of_generation()[0];
+        if (!matcher.AcceptToken(token)) {
+          wrong.push_back(name + ": allowed token '" + std::string(vocabulary->bytes(token)) +
+                          "' refused after " + text.substr(0, 160));
+          break;
+        }
+        if (matcher.IsTerminated()) {
+          ++finished;
+          break;
+        }
+        text += vocabulary->bytes(token);
+      }
+    }
+  }
+  EXPECT_GT(walks, 3000u);
+  EXPECT_GT(finished, 800u);
   std::string first;
   for (size_t i = 0; i < std::min<size_t>(wrong.size(), 10); ++i)
     first += "\n  " + wrong[i];
