@@ -400,7 +400,9 @@ void Renderer::NoteName(std::string_view name, const Value& value, Where where) 
   Recorder& r = *recorder_;
   if (where == Where::kLocal) {
     if (r.loop != nullptr && value.kind() == Value::Kind::kDict && &value.dict() == r.loop) {
-      r.Use(LoopUse::kLength);  // the whole loop object: anything may be read from it
+      // The whole loop object: anything may be read from it, the items around this one too
+      // (previtem, nextitem), which the record does not compare.
+      StopRecording();
     }
     return;
   }
@@ -448,6 +450,8 @@ Value Renderer::EvalAttrRecorded(const Expr& expr, const FramePtr& frame) {
     const std::string& attr = expr.name;
     if (attr == "last") {
       r.Use(LoopUse::kLast);
+    } else if (attr == "previtem" || attr == "nextitem") {
+      StopRecording();  // the items around this one: not compared by the record
     } else if (attr != "index" && attr != "index0" && attr != "first" && attr != "cycle" &&
                attr != "depth" && attr != "depth0") {
       r.Use(LoopUse::kLength);

@@ -244,6 +244,11 @@ TEST(LoopMemo, LoopAttributesAndLookahead) {
       "{% for m in items %}{{ m }}{% for c in m %}{{ loop.index }}{% endfor %}"
       "{{ items[-1] }}{% endfor %}",
       "nested loop and negative index");
+  // The items around an iteration (changed at the same length) and the whole loop object.
+  ExpectSameAsItemsChange(
+      "{% for m in items %}{{ loop.previtem }}>{{ m }}<{{ loop.nextitem }} {% endfor %}",
+      "neighbours");
+  ExpectSameAsItemsChange("{% for m in items %}{{ loop, m }}{% endfor %}", "the loop object");
 }
 
 TEST(LoopMemo, TopLevelNamesContextAndMacros) {
