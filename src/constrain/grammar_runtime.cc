@@ -873,7 +873,7 @@ bool Runtime::NumberViable(const Frame& frame) const {
         if (MeetsMagnitude(spec, negative, a, b, false)) return true;
         if (!negative && spec.high.present && a > ToReal(spec.high.value)) return false;
         if (negative && spec.low.present && -a < ToReal(spec.low.value)) return false;
-        if (!spec.points.empty() && a > specs_.points_max_abs[frame.spec]) return false;
+        if (!spec.points.empty() && a > spec.magnitude_high[negative ? 1 : 0]) return false;
       }
       return false;
     }

@@ -404,16 +404,8 @@ Expected<Specs> Builder::Build() {
     specs_.dfa_min_to_accept.push_back(MinToAccept(dfa));
     specs_.dfa_reach.push_back(ComputeDfaReach(dfa, specs_.dfa_min_to_accept.back()));
   }
-  for (ValueSpec& spec : specs_.values) {
+  for (ValueSpec& spec : specs_.values)
     PrepareNumber(spec.number);
-    long double largest = 0;
-    for (const SchemaNumber& point : spec.number.points) {
-      const long double p = point.is_integer ? static_cast<long double>(point.integer)
-                                             : static_cast<long double>(point.value);
-      largest = std::max(largest, p < 0 ? -p : p);
-    }
-    specs_.points_max_abs.push_back(largest);
-  }
   return std::move(specs_);
 }
 

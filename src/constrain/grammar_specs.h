@@ -236,8 +236,7 @@ struct Specs {
   // Per automaton and state: the fewest code points to a state where every source matches
   // (UINT32_MAX: none).
   std::vector<std::vector<uint32_t>> dfa_min_to_accept;
-  std::vector<DfaReach> dfa_reach;          // per automaton
-  std::vector<long double> points_max_abs;  // per spec: the largest |enum number|
+  std::vector<DfaReach> dfa_reach;  // per automaton
   AltsId root = kNone;
   AltsId any_value = kNone;  // alternatives of an unconstrained value
   size_t seen_words = 1;     // the largest ObjectSpec::seen_words (at least 1)

@@ -197,6 +197,7 @@ struct Matcher::State {
     grammar::Frame top;
     ThreadSet posts;  // each member thread after its string or number
   };
+  void AddToGroup(std::vector<WalkGroup>& groups, size_t& count, grammar::Thread& member);
   void DeferFrameWalk();
   void FrameStringWalk(WalkGroup& group, std::span<uint32_t> mask);
   std::vector<WalkGroup> walk_groups;
@@ -226,6 +227,7 @@ struct Matcher::State {
   bool SafeTokensWithin(const grammar::Frame& top, const StringInside& inside, uint64_t left,
                         std::span<uint32_t> mask);
   bool StaysInside(const grammar::Frame& top, uint32_t token);
+  bool AdmitBand(const grammar::Frame& top, std::span<uint32_t> mask, size_t most_stepped);
   const StringInside* StringInsideOf(const grammar::Frame& top);
   std::shared_ptr<StringInside> MakeStringInside(
       const grammar::Frame& top, std::shared_ptr<const grammar::SplitTokens> tokens);
@@ -260,11 +262,11 @@ struct Matcher::State {
   void ForDeclaredKeyTokens(Each each) const;
   void DecideDeclaredKeyTokens(const grammar::Thread& thread, std::span<uint32_t> mask);
   bool FastNumber(std::span<uint32_t> mask);
-  void NumberFrameWalk(const grammar::Frame& top, const ThreadSet& posts, std::span<uint32_t> mask);
+  void NumberFrameWalk(WalkGroup& group, std::span<uint32_t> mask);
   grammar::Thread number_fresh;  // one alternative's fresh number, for NumberStartFromClass
   std::vector<grammar::Frame> number_levels;  // per depth of NumberFrameWalk
-  ThreadSet number_post;  // the states after alike fresh numbers, for NumberStartFromClass
-  std::vector<uint8_t> number_walked;  // per fresh number: its walk done
+  std::vector<WalkGroup> number_groups;       // bounded fresh numbers, for NumberStartFromClass
+  size_t number_group_count = 0;
   struct KeyPost {
     uint32_t literal = grammar::kNone;
     grammar::AltsId alts = grammar::kNone;
@@ -727,29 +729,20 @@ bool Matcher::State::NumberStartFromClass(const ThreadSet& start, std::span<uint
   }
   if (number_start.empty()) return false;
   number_start.Dedupe(words);  // one per alternative, whichever bytes it takes
-  // Alternatives whose fresh numbers are alike (the same spec below different stacks) share
-  // one NumberFrameWalk.
-  number_walked.assign(number_start.size(), 0);
+  // Alternatives whose bounded fresh numbers are alike (the same spec below different
+  // stacks) share one NumberFrameWalk.
+  number_group_count = 0;
   for (size_t i = 0; i < number_start.size(); ++i) {
-    if (number_walked[i] != 0) continue;
     number_start.Load(i, words, number_fresh);
-    const grammar::Frame top = number_fresh.frames.back();
-    const grammar::NumberSpec& spec = grammar.specs.values[top.spec].number;
+    const grammar::NumberSpec& spec = grammar.specs.values[number_fresh.frames.back().spec].number;
     if (BoundsIrrelevant(spec, false) && BoundsIrrelevant(spec, true)) {
       NumberFromClass(number_fresh, NumberClassOf(spec, grammar::kNumStart), mask);
-      continue;
+    } else {
+      AddToGroup(number_groups, number_group_count, number_fresh);
     }
-    number_post.Clear();
-    for (size_t j = i; j < number_start.size(); ++j) {
-      if (j > i && (number_walked[j] != 0 || !(number_start.top(j) == top))) continue;
-      number_walked[j] = 1;
-      number_start.Load(j, words, thread);
-      runtime.PopValue(thread);
-      number_post.Append(thread, words);
-    }
-    number_post.Dedupe(words);
-    NumberFrameWalk(top, number_post, mask);
   }
+  for (size_t g = 0; g < number_group_count; ++g)
+    NumberFrameWalk(number_groups[g], mask);
   return true;
 }
 
@@ -819,23 +812,31 @@ inline int Matcher::State::StepLevel(StringLevel& level, uint8_t byte, grammar::
   return max_length == UINT64_MAX || uint64_t{level.count} + left <= max_length ? 1 : 0;
 }
 
-// Defers the walk of the string or number on top of the thread in `loaded`: threads whose
-// strings or numbers are in the same state (alternatives that differ only below it) share
-// one walk.
-void Matcher::State::DeferFrameWalk() {
-  const grammar::Frame& top = loaded.frames.back();
+// Adds `member` to the group of the first `count` of `groups` whose top frame is its own (a
+// new one past them if none): the member's state after that frame joins the group's posts.
+// Threads whose strings or numbers are in the same state (alternatives that differ only below
+// it) so share one walk. `member` loses its top value.
+void Matcher::State::AddToGroup(std::vector<WalkGroup>& groups, size_t& count,
+                                grammar::Thread& member) {
+  const grammar::Frame top = member.frames.back();
   size_t group = 0;
-  while (group < walk_group_count && !(walk_groups[group].top == top))
+  while (group < count && !(groups[group].top == top))
     ++group;
-  if (group == walk_group_count) {
-    if (walk_groups.size() <= group) walk_groups.emplace_back();
-    walk_groups[group].top = top;
-    walk_groups[group].posts.Clear();
-    ++walk_group_count;
+  if (group == count) {
+    if (groups.size() <= group) groups.emplace_back();
+    groups[group].top = top;
+    groups[group].posts.Clear();
+    ++count;
   }
+  runtime.PopValue(member);
+  groups[group].posts.Append(member, grammar.specs.seen_words);
+}
+
+// Defers the walk of the string or number on top of the thread in `loaded` to FillMask's
+// walk groups.
+void Matcher::State::DeferFrameWalk() {
   thread = loaded;
-  runtime.PopValue(thread);
-  walk_groups[group].posts.Append(thread, grammar.specs.seen_words);
+  AddToGroup(walk_groups, walk_group_count, thread);
 }
 
 void Matcher::State::FrameStringWalk(WalkGroup& group, std::span<uint32_t> mask) {
@@ -1139,13 +1140,15 @@ bool Matcher::State::FastNumber(std::span<uint32_t> mask) {
 }
 
 // A number the classes cannot serve (bounds that can refuse it, or too close to a digit
-// limit), in state `top`, for every thread of `posts` (each a thread that had it on top,
-// after it): the bytes that continue it are walked once, with the number frame alone (a
-// 48-byte copy per level, no thread copied), and where a token's byte ends it, complete and
-// within bounds, the rest of that token is walked from the states after the number. The
-// tokens that end it at their first byte come from WalkVocabulary there.
-void Matcher::State::NumberFrameWalk(const grammar::Frame& top, const ThreadSet& posts,
-                                     std::span<uint32_t> mask) {
+// limit), in the group's state `top`, for every thread of its `posts` (each a thread that had
+// it on top, after it): the bytes that continue it are walked once, with the number frame
+// alone (a 48-byte copy per level, no thread copied), and where a token's byte ends it,
+// complete and within bounds, the rest of that token is walked from the states after the
+// number. The tokens that end it at their first byte come from WalkVocabulary there.
+void Matcher::State::NumberFrameWalk(WalkGroup& group, std::span<uint32_t> mask) {
+  group.posts.Dedupe(grammar.specs.seen_words);
+  const grammar::Frame& top = group.top;
+  const ThreadSet& posts = group.posts;
   const grammar::FlatTrie& trie = grammar.index->trie;
   if (number_levels.size() < trie.max_depth + 1) number_levels.resize(trie.max_depth + 1);
   auto set = [&](uint32_t token) { SetBit(mask, token); };
@@ -1499,12 +1502,20 @@ bool Matcher::State::SafeTokensWithin(const grammar::Frame& top, const StringIns
     if (possible == nullptr) return false;
     possible->OrIntoAnd(band_words, safe);
   }
+  return AdmitBand(top, mask, kMostStepped);
+}
+
+// With `certain_words` the tokens surely inside and `band_words` those that may be (a
+// superset): the certain ones, and those of the band StaysInside admits one by one. False,
+// with nothing done, when the band holds more than `most_stepped` others.
+bool Matcher::State::AdmitBand(const grammar::Frame& top, std::span<uint32_t> mask,
+                               size_t most_stepped) {
   size_t between = 0;
   for (size_t w = 0; w < mask.size(); ++w) {
     band_words[w] &= ~certain_words[w];
     between += static_cast<size_t>(std::popcount(band_words[w]));
   }
-  if (between > kMostStepped) return false;
+  if (between > most_stepped) return false;
   for (size_t w = 0; w < mask.size(); ++w) {
     mask[w] |= certain_words[w];
     for (uint32_t bits = band_words[w]; bits != 0; bits &= bits - 1) {
@@ -1533,20 +1544,7 @@ bool Matcher::State::BoundedClosings(const grammar::Thread& t, std::span<uint32_
   cls.inside_at_most[left].OrInto(band_words);
   certain_words.assign(mask.size(), 0);
   if (certain != nullptr) certain->OrInto(certain_words);
-  size_t between = 0;
-  for (size_t w = 0; w < mask.size(); ++w) {
-    band_words[w] &= ~certain_words[w];
-    between += static_cast<size_t>(std::popcount(band_words[w]));
-  }
-  if (between > kMostStepped) return false;
-  for (size_t w = 0; w < mask.size(); ++w) {
-    mask[w] |= certain_words[w];
-    for (uint32_t bits = band_words[w]; bits != 0; bits &= bits - 1) {
-      const auto token =
-          static_cast<uint32_t>(w * 32 + static_cast<size_t>(std::countr_zero(bits)));
-      if (StaysInside(top, token)) SetBit(mask, token);
-    }
-  }
+  if (!AdmitBand(top, mask, kMostStepped)) return false;
   CheckedClosings(t, mask);
   return true;
 }
@@ -1844,8 +1842,7 @@ bool Matcher::FillMask(std::span<uint32_t> mask) {
   for (size_t g = 0; g < s.walk_group_count; ++g) {
     State::WalkGroup& group = s.walk_groups[g];
     if (group.top.kind == FrameKind::kNumber) {
-      group.posts.Dedupe(impl.specs.seen_words);
-      s.NumberFrameWalk(group.top, group.posts, mask);
+      s.NumberFrameWalk(group, mask);
     } else {
       s.FrameStringWalk(group, mask);
     }

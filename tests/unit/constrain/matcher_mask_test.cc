@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -215,6 +216,17 @@ size_t GreedyWalkEqualsBruteForce(const std::shared_ptr<const Vocabulary>& vocab
   return states;
 }
 
+using WalkCase = std::pair<const char*, std::string>;  // schema, text
+
+// GreedyWalkEqualsBruteForce over each case; returns the states compared in all.
+size_t GreedyWalksEqualBruteForce(const std::shared_ptr<const Vocabulary>& vocabulary,
+                                  std::span<const WalkCase> cases) {
+  size_t states = 0;
+  for (const auto& [schema, text] : cases)
+    states += GreedyWalkEqualsBruteForce(vocabulary, schema, text);
+  return states;
+}
+
 // Strings whose pattern some token can kill, under a length bound that binds near their end.
 // The word-count pattern steps tens of thousands of tokens with whitespace (only the longest
 // are listed by need); the others, few; the escape in the second text is stepped token by
@@ -222,7 +234,7 @@ size_t GreedyWalkEqualsBruteForce(const std::shared_ptr<const Vocabulary>& vocab
 TEST(GrammarMask, BoundedPatternStringsEqualBruteForceOnLlama3) {
   auto vocabulary = test_data::Llama3Vocabulary();
   if (vocabulary == nullptr) GTEST_SKIP() << test_data::kNoLlamaCpp;
-  const std::pair<const char*, const char*> cases[] = {
+  const WalkCase cases[] = {
       {R"({"type":"array","items":{"type":"string","pattern":"^(?:\\S+\\s+){0,3}\\S+$","maxLength":30}})",
        R"(["Experience of working with","a\nb  c d","x"])"},
       {R"({"type":"string","pattern":"^(\\d+\\.\\d+\\.\\d+.*)$","maxLength":12})",
@@ -239,10 +251,7 @@ TEST(GrammarMask, BoundedPatternStringsEqualBruteForceOnLlama3) {
        "\"a\xc2\xa0"
        "b\xe3\x80\x80\xe4\xbd\xa0\xe5\xa5\xbd c\\td \\\"e\\\" f\""},
   };
-  size_t states = 0;
-  for (const auto& [schema, text] : cases)
-    states += GreedyWalkEqualsBruteForce(vocabulary, schema, text);
-  EXPECT_GT(states, 20u);
+  EXPECT_GT(GreedyWalksEqualBruteForce(vocabulary, cases), 20u);
 }
 
 // Names of a closed object under patternProperties where declared names go on through bytes
@@ -268,7 +277,7 @@ TEST(GrammarMask, DeclaredNamesBesideAPatternEqualBruteForceOnLlama3) {
 TEST(GrammarMask, CountedPatternsEqualBruteForceOnLlama3) {
   auto vocabulary = test_data::Llama3Vocabulary();
   if (vocabulary == nullptr) GTEST_SKIP() << test_data::kNoLlamaCpp;
-  const std::pair<const char*, std::string> cases[] = {
+  const WalkCase cases[] = {
       {R"({"type":"object","patternProperties":{"^[0-9a-zA-Z_-]{1,255}$":{"type":"string"}},"additionalProperties":false})",
        R"({"tag1":"a","another_example_object_with_a_long_name":"b"})"},
       {R"({"type":"object","patternProperties":{"^[a-zA-Z0-9-]{1,24}$":{"type":"integer"}},"additionalProperties":false})",
@@ -283,10 +292,7 @@ TEST(GrammarMask, CountedPatternsEqualBruteForceOnLlama3) {
       {R"({"type":"string","pattern":"^[a-z]{1,6}b*$"})", R"("abcdefbbbbbbbbbbbbbb")"},
       {R"({"type":"string","pattern":"^[a-z]{1,6}b*$"})", R"("bbbbbbbbbbbbbbbbbbbb")"},
   };
-  size_t states = 0;
-  for (const auto& [schema, text] : cases)
-    states += GreedyWalkEqualsBruteForce(vocabulary, schema, text);
-  EXPECT_GT(states, 30u);
+  EXPECT_GT(GreedyWalksEqualBruteForce(vocabulary, cases), 30u);
 }
 
 // Bounded numbers: an enum of integers (sorted once, found by bisection), and the same
@@ -298,7 +304,7 @@ TEST(GrammarMask, BoundedNumbersUnderAlternativesEqualBruteForceOnLlama3) {
   if (vocabulary == nullptr) GTEST_SKIP() << test_data::kNoLlamaCpp;
   const char* const kEitherRequired =
       R"({"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"},"t":{"type":"number","minimum":0,"maximum":1}},"additionalProperties":false,"allOf":[{"anyOf":[{"required":["a"]},{"required":["b"]}]}]})";
-  const std::pair<const char*, std::string> cases[] = {
+  const WalkCase cases[] = {
       {R"({"type":"array","items":{"type":"integer","enum":[50,75,300,9600,19200,115200]}})",
        R"([9600,75,115200,300])"},
       {R"({"$defs":{"u":{"type":"number","minimum":0,"maximum":1}},"anyOf":[{"type":"object","properties":{"t":{"$ref":"#/$defs/u"},"a":{"type":"string"}},"additionalProperties":false},{"type":"object","properties":{"t":{"$ref":"#/$defs/u"},"b":{"type":"integer"}},"additionalProperties":false}]})",
@@ -312,10 +318,7 @@ TEST(GrammarMask, BoundedNumbersUnderAlternativesEqualBruteForceOnLlama3) {
       {R"({"type":"array","items":{"anyOf":[{"type":"number","exclusiveMinimum":-2.5,"maximum":40},{"type":"array","items":{"type":"number","exclusiveMinimum":-2.5,"maximum":40}}]}})",
        R"([-2.25,[39.5,0],12e-1])"},
   };
-  size_t states = 0;
-  for (const auto& [schema, text] : cases)
-    states += GreedyWalkEqualsBruteForce(vocabulary, schema, text);
-  EXPECT_GT(states, 25u);
+  EXPECT_GT(GreedyWalksEqualBruteForce(vocabulary, cases), 25u);
 }
 
 // Splits that take more than a count or a self-loop: the dot-atom of an e-mail's local part
@@ -326,7 +329,7 @@ TEST(GrammarMask, BoundedNumbersUnderAlternativesEqualBruteForceOnLlama3) {
 TEST(GrammarMask, DotAtomsDetoursAndCloseBoundsEqualBruteForceOnLlama3) {
   auto vocabulary = test_data::Llama3Vocabulary();
   if (vocabulary == nullptr) GTEST_SKIP() << test_data::kNoLlamaCpp;
-  const std::pair<const char*, std::string> cases[] = {
+  const WalkCase cases[] = {
       {R"({"type":"string","format":"email"})", R"("john.doe@example.com")"},
       {R"({"type":"string","format":"email"})",
        R"("a.very.long.local.part.that.runs.close.to.the.limit.of.sixty4@vu.nl")"},
@@ -337,10 +340,7 @@ TEST(GrammarMask, DotAtomsDetoursAndCloseBoundsEqualBruteForceOnLlama3) {
       {R"({"type":"string","pattern":"[0-9a-fA-F]+","minLength":3,"maxLength":14})",
        R"("xyz world 7 q")"},
   };
-  size_t states = 0;
-  for (const auto& [schema, text] : cases)
-    states += GreedyWalkEqualsBruteForce(vocabulary, schema, text);
-  EXPECT_GT(states, 40u);
+  EXPECT_GT(GreedyWalksEqualBruteForce(vocabulary, cases), 40u);
 }
 
 // An enum number matches what the validator reads as it: the instance's text as a double.
