@@ -528,17 +528,31 @@ int Runtime::StepKeyOnly(Thread& thread, int byte) {
 }
 
 namespace {
-// Calls `visit(byte)` for each byte that can lead a code point in [first, last], until it
-// returns true.
-template <typename Visit>
-bool AnyLeadByte(uint32_t first, uint32_t last, Visit visit) {
-  const uint32_t from = LeadByte(first);
-  const uint32_t to = LeadByte(last);
-  for (uint32_t byte = from; byte <= to; ++byte) {
-    if (byte >= 0x80 && (byte < 0xC2 || byte > 0xF4)) continue;
-    if (visit(static_cast<uint8_t>(byte))) return true;
-  }
-  return false;
+// Whether some code point in [first, last] takes node `start` to a node that `ends` accepts,
+// its UTF-8 bytes through `step(node, byte)` (kDeadState for none): the nodes a sequence of
+// byte ranges reaches are kept as a set, one range at a time, so the cost is bounded by the
+// nodes and not by the code points.
+template <typename Step, typename Ends>
+bool AnyCodePoint(uint32_t first, uint32_t last, uint32_t start, Step step, Ends ends) {
+  thread_local std::vector<uint32_t> from;
+  thread_local std::vector<uint32_t> to;
+  auto visit = [&](const ByteRange* ranges, int n) {
+    from.assign(1, start);
+    for (int i = 0; i < n && !from.empty(); ++i) {
+      to.clear();
+      for (uint32_t node : from) {
+        for (uint32_t byte = ranges[i].low; byte <= ranges[i].high; ++byte) {
+          const uint32_t next = step(node, static_cast<uint8_t>(byte));
+          if (next != kDeadState) to.push_back(next);
+        }
+      }
+      std::sort(to.begin(), to.end());
+      to.erase(std::unique(to.begin(), to.end()), to.end());
+      std::swap(from, to);
+    }
+    return std::any_of(from.begin(), from.end(), ends);
+  };
+  return ForUtf8Ranges(first, last, visit);
 }
 }  // namespace
 
@@ -552,17 +566,18 @@ bool Runtime::KeyProbe(const Thread& thread, uint32_t first, uint32_t last) cons
   if (!specs_.alts[o.undeclared].empty()) return true;
   if (o.pattern_dfa != kNone && key.d != kDeadState) {
     const ByteDfa& dfa = specs_.dfas[o.pattern_dfa];
-    if (AnyLeadByte(first, last, [&](uint8_t b) { return dfa.Step(key.d, b) != kDeadState; })) {
-      return true;
-    }
+    auto step = [&](uint32_t state, uint8_t byte) { return dfa.Step(state, byte); };
+    if (AnyCodePoint(first, last, key.d, step, [](uint32_t) { return true; })) return true;
   }
   if (key.a == kNone) return false;
-  for (uint32_t i = 0; i < o.names.edge_count(key.a); ++i) {
-    const uint8_t byte = o.names.edge_byte(key.a, i);
-    if (byte < LeadByte(first) || byte > LeadByte(last)) continue;
-    if (DeclaredViable(thread, o.names.edge_child(key.a, i))) return true;
-  }
-  return false;
+  auto step = [&](uint32_t node, uint8_t byte) {
+    for (uint32_t i = 0; i < o.names.edge_count(node); ++i) {
+      if (o.names.edge_byte(node, i) == byte) return o.names.edge_child(node, i);
+    }
+    return kDeadState;
+  };
+  return AnyCodePoint(first, last, key.a, step,
+                      [&](uint32_t node) { return DeclaredViable(thread, node); });
 }
 
 bool Runtime::StringChar(Frame& frame, uint8_t byte, bool lead) {
@@ -583,11 +598,13 @@ bool Runtime::StringProbe(const Frame& frame, uint32_t first, uint32_t last) con
   if (spec.dfa == kNone) return true;
   const ByteDfa& dfa = specs_.dfas[spec.dfa];
   const uint32_t* to_accept = specs_.dfa_min_to_accept[spec.dfa].data();
-  return AnyLeadByte(first, last, [&](uint8_t b) {
-    const uint32_t next = dfa.Step(frame.a, b);
-    return next != kDeadState && to_accept[next] != UINT32_MAX &&
-           (spec.max_length == UINT64_MAX ||
-            uint64_t{frame.count} + 1 + to_accept[next] <= spec.max_length);
+  auto step = [&](uint32_t state, uint8_t byte) {
+    const uint32_t next = dfa.Step(state, byte);
+    return next == kDeadState || to_accept[next] == UINT32_MAX ? kDeadState : next;
+  };
+  return AnyCodePoint(first, last, frame.a, step, [&](uint32_t state) {
+    return spec.max_length == UINT64_MAX ||
+           uint64_t{frame.count} + 1 + to_accept[state] <= spec.max_length;
   });
 }
 

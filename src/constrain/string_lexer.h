@@ -134,6 +134,59 @@ inline uint8_t LeadByte(uint32_t cp) {
   return static_cast<uint8_t>(0xF0 | (cp >> 18));
 }
 
+// A range of byte values, both ends included.
+struct ByteRange {
+  uint8_t low = 0;
+  uint8_t high = 0;
+};
+
+// Calls visit(ranges, n) with each sequence of n byte ranges whose products are the UTF-8
+// forms of the code points in [lo, hi] (surrogates left out), until it returns true: a range
+// splits where its code points change length, then where a continuation byte would not run
+// over all its 64 values.
+template <typename Visit>
+bool ForUtf8Ranges(uint32_t lo, uint32_t hi, Visit& visit) {
+  if (hi > 0x10FFFF) hi = 0x10FFFF;
+  if (lo > hi) return false;
+  if (lo <= 0xDFFF && hi >= 0xD800) {
+    return (lo < 0xD800 && ForUtf8Ranges(lo, 0xD7FF, visit)) ||
+           (hi > 0xDFFF && ForUtf8Ranges(0xE000, hi, visit));
+  }
+  for (uint32_t end : {0x7Fu, 0x7FFu, 0xFFFFu}) {
+    if (lo <= end && hi > end) {
+      return ForUtf8Ranges(lo, end, visit) || ForUtf8Ranges(end + 1, hi, visit);
+    }
+  }
+  const int length = lo < 0x80 ? 1 : lo < 0x800 ? 2 : lo < 0x10000 ? 3 : 4;
+  for (int i = 1; i < length; ++i) {
+    const uint32_t low_bits = (1u << (6 * i)) - 1;
+    if ((lo & ~low_bits) == (hi & ~low_bits)) continue;
+    if ((lo & low_bits) != 0) {
+      return ForUtf8Ranges(lo, lo | low_bits, visit) ||
+             ForUtf8Ranges((lo | low_bits) + 1, hi, visit);
+    }
+    if ((hi & low_bits) != low_bits) {
+      return ForUtf8Ranges(lo, (hi & ~low_bits) - 1, visit) ||
+             ForUtf8Ranges(hi & ~low_bits, hi, visit);
+    }
+  }
+  ByteRange ranges[4];
+  if (length == 1) {
+    ranges[0] = {static_cast<uint8_t>(lo), static_cast<uint8_t>(hi)};
+    return visit(ranges, 1);
+  }
+  static constexpr uint8_t kLeadBits[5] = {0, 0, 0xC0, 0xE0, 0xF0};
+  for (int i = length - 1; i >= 1; --i) {
+    ranges[i] = {static_cast<uint8_t>(0x80 | (lo & 0x3F)),
+                 static_cast<uint8_t>(0x80 | (hi & 0x3F))};
+    lo >>= 6;
+    hi >>= 6;
+  }
+  ranges[0] = {static_cast<uint8_t>(kLeadBits[length] | lo),
+               static_cast<uint8_t>(kLeadBits[length] | hi)};
+  return visit(ranges, length);
+}
+
 // Whether the code units [lo, hi] of a \u escape (after high surrogate `pending`, or 0) can
 // still give a code point the sink takes: sink.Probe(first, last) over code point ranges.
 template <typename Sink>

@@ -208,6 +208,78 @@ TEST(GrammarBytes, NameWithoutPossibleValueRefusedAtItsQuote) {
   EXPECT_FALSE(Accepts(grammar, "{\"n\":1}"));
 }
 
+// A \u escape is refused as soon as no code point its digits can still spell is taken, by
+// the automaton of a pattern or by a declared name: the whole code point decides, not its
+// first UTF-8 byte (U+00E1 and U+00F0..U+00FF share the lead byte C3).
+TEST(GrammarBytes, EscapePrefixesCanBeCompleted) {
+  auto pattern = Grammar(R"({"type":"string","pattern":"^\u00e1(\ud83d\ude00)?$"})");
+  ASSERT_NE(pattern, nullptr);
+  EXPECT_TRUE(Matcher(pattern).AcceptBytes("\"\\u00e"));
+  EXPECT_FALSE(Matcher(pattern).AcceptBytes("\"\\u00f"));
+  EXPECT_FALSE(Matcher(pattern).AcceptBytes("\"\\u00e2"));
+  EXPECT_TRUE(Accepts(pattern, "\"\\u00e1\""));
+  EXPECT_TRUE(Accepts(pattern, "\"\\u00E1\\ud83d\\ude00\""));
+  EXPECT_TRUE(Matcher(pattern).AcceptBytes("\"\xc3\xa1\\ud83d\\ude0"));
+  EXPECT_FALSE(Matcher(pattern).AcceptBytes("\"\xc3\xa1\\ud83d\\ude1"));  // U+1F610..1F61F
+  EXPECT_FALSE(Matcher(pattern).AcceptBytes("\"\xc3\xa1\\ud83e"));        // U+1F800..1FBFF
+  auto names = Grammar(
+      R"({"type":"object","properties":{"\u00e1":{},"\u4e2d":{}},"additionalProperties":false})");
+  ASSERT_NE(names, nullptr);
+  EXPECT_TRUE(Matcher(names).AcceptBytes("{\"\\u00e"));
+  EXPECT_FALSE(Matcher(names).AcceptBytes("{\"\\u00f"));
+  EXPECT_TRUE(Matcher(names).AcceptBytes("{\"\\u4e"));
+  EXPECT_FALSE(Matcher(names).AcceptBytes("{\"\\u4f"));  // U+4F00..4FFF share E4 with U+4E2D
+  EXPECT_TRUE(Accepts(names, "{\"\\u4e2d\":1}"));
+  auto keys = Grammar(
+      R"({"type":"object","patternProperties":{"^\u00e1+$":{}},"additionalProperties":false})");
+  ASSERT_NE(keys, nullptr);
+  EXPECT_FALSE(Matcher(keys).AcceptBytes("{\"\\u00f"));
+  EXPECT_TRUE(Accepts(keys, "{\"\\u00e1\xc3\xa1\":1}"));
+}
+
+// Every prefix of a \u escape is taken exactly when one of its next digits is: over all
+// one-, two- and three-digit prefixes, of a plain code unit and of the low surrogate after a
+// high one, under a class of scattered ranges (the four-digit escapes are decided by the
+// code point itself).
+TEST(GrammarBytes, EscapePrefixesAgreeWithTheirCompletions) {
+  auto grammar = Grammar(
+      R"({"type":"string","pattern":"^[\u00e1\u0100-\u017f\u4e2d\uff10-\uff19\ud83d\ude00-\ud83d\ude4f]$"})");
+  ASSERT_NE(grammar, nullptr);
+  const char* hex = "0123456789abcdef";
+  for (const std::string head : {"\"\\u", "\"\\ud83d\\u"}) {
+    std::vector<std::vector<bool>> by_length;
+    for (int digits = 1; digits <= 4; ++digits) {
+      std::vector<bool> level(size_t{1} << (4 * digits));
+      Matcher after_head(grammar);
+      ASSERT_TRUE(after_head.AcceptBytes(head));
+      for (size_t value = 0; value < level.size(); ++value) {
+        std::string text;
+        for (int d = digits - 1; d >= 0; --d)
+          text.push_back(hex[(value >> (4 * d)) & 15]);
+        level[value] = after_head.Fork().AcceptBytes(text);
+      }
+      by_length.push_back(std::move(level));
+    }
+    size_t taken_count = 0;
+    for (size_t digits = 1; digits < 4; ++digits) {
+      const std::vector<bool>& level = by_length[digits - 1];
+      const std::vector<bool>& next = by_length[digits];
+      for (size_t value = 0; value < level.size(); ++value) {
+        bool any = false;
+        for (size_t d = 0; d < 16; ++d)
+          any = any || next[value * 16 + d];
+        EXPECT_EQ(level[value], any)
+            << head << " prefix " << std::hex << value << " of " << digits << " digits";
+        taken_count += level[value] ? 1 : 0;
+      }
+    }
+    EXPECT_GT(taken_count, 0u) << head;
+  }
+  EXPECT_TRUE(Accepts(grammar, "\"\\u4e2d\""));
+  EXPECT_TRUE(Accepts(grammar, "\"\\ud83d\\ude4f\""));
+  EXPECT_FALSE(Accepts(grammar, "\"\\ud83d\\ude50\""));
+}
+
 TEST(GrammarBytes, CompactWhitespace) {
   GrammarOptions options;
   options.flexible_whitespace = false;
