@@ -423,7 +423,7 @@ Runtime::Outcome Runtime::StepObject(Thread& thread, int byte) {
   }
 }
 
-bool Runtime::DeclaredViable(const Thread& thread, uint32_t node) const {
+bool Runtime::DeclaredViable(const Thread& thread, uint32_t node, bool required_only) const {
   const size_t object_index = thread.frames.size() - 2;
   const Frame& object = thread.frames[object_index];
   const ObjectSpec& o = specs_.objects[specs_.values[object.spec].object];
@@ -433,9 +433,25 @@ bool Runtime::DeclaredViable(const Thread& thread, uint32_t node) const {
   for (uint32_t rank = first; rank < last; ++rank) {
     const uint64_t bit = uint64_t{1} << (rank % 64);
     if ((o.allowed_by_rank[rank / 64] & bit) == 0 || (seen[rank / 64] & bit) != 0) continue;
+    if (required_only && (o.required_by_rank[rank / 64] & bit) == 0) continue;
     if (options_.any_property_order || o.property_by_rank[rank] + 1 > object.d) return true;
   }
   return false;
+}
+
+bool Runtime::FreeNameSlot(const Thread& thread) const {
+  const size_t object_index = thread.frames.size() - 2;
+  const Frame& object = thread.frames[object_index];
+  const ValueSpec& spec = specs_.values[object.spec];
+  if (spec.object == kNone) return true;
+  const ObjectSpec& o = specs_.objects[spec.object];
+  if (o.max_properties == UINT64_MAX) return true;
+  const uint64_t* seen = SeenOf(thread, object_index);
+  size_t missing = 0;
+  for (uint32_t rank : o.required_ranks) {
+    if ((seen[rank / 64] >> (rank % 64) & 1) == 0) ++missing;
+  }
+  return object.count + 1 + missing <= o.max_properties;
 }
 
 bool Runtime::KeyViable(const Thread& thread) const {
@@ -444,6 +460,7 @@ bool Runtime::KeyViable(const Thread& thread) const {
   const ValueSpec& spec = specs_.values[object.spec];
   if (spec.object == kNone) return true;
   const ObjectSpec& o = specs_.objects[spec.object];
+  if (!FreeNameSlot(thread)) return key.a != kNone && DeclaredViable(thread, key.a, true);
   if (!specs_.alts[o.undeclared].empty()) return true;
   if (o.pattern_dfa != kNone && key.d != kDeadState) return true;
   return key.a != kNone && DeclaredViable(thread, key.a);
@@ -563,8 +580,9 @@ bool Runtime::KeyProbe(const Thread& thread, uint32_t first, uint32_t last) cons
   const ValueSpec& spec = specs_.values[object.spec];
   if (spec.object == kNone) return true;
   const ObjectSpec& o = specs_.objects[spec.object];
-  if (!specs_.alts[o.undeclared].empty()) return true;
-  if (o.pattern_dfa != kNone && key.d != kDeadState) {
+  const bool required_only = !FreeNameSlot(thread);
+  if (!required_only && !specs_.alts[o.undeclared].empty()) return true;
+  if (!required_only && o.pattern_dfa != kNone && key.d != kDeadState) {
     const ByteDfa& dfa = specs_.dfas[o.pattern_dfa];
     auto step = [&](uint32_t state, uint8_t byte) { return dfa.Step(state, byte); };
     if (AnyCodePoint(first, last, key.d, step, [](uint32_t) { return true; })) return true;
@@ -577,7 +595,7 @@ bool Runtime::KeyProbe(const Thread& thread, uint32_t first, uint32_t last) cons
     return kDeadState;
   };
   return AnyCodePoint(first, last, key.a, step,
-                      [&](uint32_t node) { return DeclaredViable(thread, node); });
+                      [&](uint32_t node) { return DeclaredViable(thread, node, required_only); });
 }
 
 bool Runtime::StringChar(Frame& frame, uint8_t byte, bool lead) {

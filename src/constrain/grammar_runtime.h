@@ -146,6 +146,9 @@ class Runtime {
     }
     return bytes;
   }
+  // Whether the object under the key on top of `thread` has a place for a name other than
+  // the required ones it still lacks (maxProperties).
+  bool FreeNameSlot(const Thread& thread) const;
   // Pops the complete value on top of `thread` as if its end had been read.
   void PopValue(Thread& thread) {
     thread.frames.pop_back();
@@ -187,7 +190,9 @@ class Runtime {
   void ChildDone(Thread& thread);
   bool KeyChar(Thread& thread, uint8_t byte);
   bool KeyViable(const Thread& thread) const;
-  bool DeclaredViable(const Thread& thread, uint32_t node) const;
+  // Whether the name trie's `node` can still spell a name that may follow (only a required
+  // one not yet seen where `required_only`).
+  bool DeclaredViable(const Thread& thread, uint32_t node, bool required_only = false) const;
   bool KeyProbe(const Thread& thread, uint32_t first, uint32_t last) const;
   bool StringProbe(const Frame& frame, uint32_t first, uint32_t last) const;
   void ThreadNextBytes(const ThreadSet& in, size_t index, ByteSet& out) const;

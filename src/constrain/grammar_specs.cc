@@ -787,6 +787,9 @@ Status Builder::FillDeclared(const Conj& flat, const std::vector<std::string>& n
     if (property.required) object.required_ranks.push_back(rank);
     object.property_by_rank[rank] = property.order;
   }
+  object.required_by_rank.assign(object.seen_words, 0);
+  for (uint32_t rank : object.required_ranks)
+    object.required_by_rank[rank / 64] |= uint64_t{1} << (rank % 64);
   return {};
 }
 

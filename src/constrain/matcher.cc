@@ -1801,6 +1801,7 @@ bool Matcher::State::FastThread(size_t index, std::span<uint32_t> mask) {
   }
   if (top.kind != FrameKind::kKey || top.b >= grammar::kLexClassStates) return false;
   current.Load(index, specs.seen_words, loaded);
+  if (!runtime.FreeNameSlot(loaded)) return false;  // only missing required names: walked
   const grammar::Frame& object = loaded.frames[loaded.frames.size() - 2];
   const uint32_t object_index = specs.values[object.spec].object;
   if (object_index != grammar::kNone) {

@@ -280,6 +280,24 @@ TEST(GrammarBytes, EscapePrefixesAgreeWithTheirCompletions) {
   EXPECT_FALSE(Accepts(grammar, "\"\\ud83d\\ude50\""));
 }
 
+// Once the names still required fill every place `maxProperties` leaves, a name is refused
+// as soon as it can no longer spell one of them, not at its closing quote.
+TEST(GrammarBytes, NamesNoLongerFittingMaxPropertiesRefusedEarly) {
+  auto grammar = Grammar(
+      R"({"type":"object","patternProperties":{"^[a-e]$":true},"properties":{"bb":{}},"additionalProperties":false,"required":["a","bb"],"maxProperties":3})");
+  ASSERT_NE(grammar, nullptr);
+  EXPECT_TRUE(Matcher(grammar).AcceptBytes("{\"c"));           // a place is left for any name
+  EXPECT_FALSE(Matcher(grammar).AcceptBytes("{\"e\":1,\"c"));  // none is: a or bb only
+  EXPECT_TRUE(Matcher(grammar).AcceptBytes("{\"e\":1,\"b"));
+  EXPECT_FALSE(Matcher(grammar).AcceptBytes("{\"e\":1,\"\\u0065"));
+  EXPECT_FALSE(Matcher(grammar).AcceptBytes("{\"e\":1,\"\\u007"));
+  EXPECT_TRUE(Matcher(grammar).AcceptBytes("{\"e\":1,\"\\u006"));  // U+0060..6F: a, b
+  EXPECT_TRUE(Accepts(grammar, "{\"e\":1,\"bb\":2,\"a\":3}"));
+  EXPECT_TRUE(Accepts(grammar, "{\"bb\":1,\"c\":1,\"a\":2}"));
+  EXPECT_FALSE(Matcher(grammar).AcceptBytes("{\"bb\":1,\"c\":1,\"b"));
+  EXPECT_TRUE(Matcher(grammar).AcceptBytes("{\"bb\":1,\"c\":1,\"a"));
+}
+
 TEST(GrammarBytes, CompactWhitespace) {
   GrammarOptions options;
   options.flexible_whitespace = false;

@@ -87,6 +87,10 @@ const char* const kSchemas[] = {
     // Enum numbers the schema's text does not spell as a double (-2.00001), and one a
     // mantissa only reaches through long double rounding (4 as 0.004…e3).
     R"({"type":"array","items":{"enum":[-2.00001,4,1e-5]},"maxItems":3})",
+    // Once the required names left fill the places maxProperties leaves, only they can be
+    // written: names the pattern or the open object would take are refused byte by byte.
+    R"({"type":"object","patternProperties":{"^x[a-e]$":true},"properties":{"a":{},"bb":{}},"additionalProperties":false,"required":["a","bb"],"maxProperties":3})",
+    R"({"type":"object","properties":{"name":{"type":"string"}},"required":["name","id"],"maxProperties":2})",
 };
 
 struct Walk {
@@ -293,6 +297,21 @@ TEST(GrammarMask, CountedPatternsEqualBruteForceOnLlama3) {
       {R"({"type":"string","pattern":"^[a-z]{1,6}b*$"})", R"("bbbbbbbbbbbbbbbbbbbb")"},
   };
   EXPECT_GT(GreedyWalksEqualBruteForce(vocabulary, cases), 30u);
+}
+
+// Names once the required ones left fill the places maxProperties leaves: a closed object
+// under patternProperties and an open one; the mask keeps only the tokens that can still
+// spell a required name.
+TEST(GrammarMask, NamesUnderMaxPropertiesEqualBruteForceOnLlama3) {
+  auto vocabulary = test_data::Llama3Vocabulary();
+  if (vocabulary == nullptr) GTEST_SKIP() << test_data::kNoLlamaCpp;
+  const WalkCase cases[] = {
+      {R"({"type":"object","patternProperties":{"^[a-e]$":true},"properties":{"bb":{}},"additionalProperties":false,"required":["a","bb"],"maxProperties":3})",
+       R"({"e":1,"bb":2,"a":3})"},
+      {R"({"type":"object","properties":{"name":{"type":"string"}},"required":["name","identifier"],"maxProperties":3})",
+       R"({"x":1,"identifier":2,"name":"n"})"},
+  };
+  EXPECT_GT(GreedyWalksEqualBruteForce(vocabulary, cases), 15u);
 }
 
 // Bounded numbers: an enum of integers (sorted once, found by bisection), and the same
