@@ -111,30 +111,58 @@ std::vector<uint8_t> Phases(const ByteDfa& dfa, const PhaseTable& table) {
   return phase;
 }
 
-// Shortest distances (in bytes, capped) from every state to a bad one, over the transitions
-// UTF-8 allows; `bad` gives each state's own distance (0 or 1) or kFarDepth.
-template <typename Bad>
-std::vector<uint16_t> DistanceToBad(const ByteDfa& dfa, const PhaseTable& table,
-                                    const std::vector<uint8_t>& phase, Bad bad) {
+// The transitions UTF-8 allows, reversed and grouped by target, each (from, to) once: the
+// states that step into q are from[begin[q], begin[q + 1]). Also, per state, whether some
+// byte UTF-8 allows there kills it (a state with no phase counts as refusing).
+struct ReverseEdges {
+  std::vector<uint32_t> begin;
+  std::vector<uint32_t> from;
+  std::vector<uint8_t> refusing;
+};
+
+ReverseEdges ReverseOf(const ByteDfa& dfa, const PhaseTable& table,
+                       const std::vector<uint8_t>& phase) {
   const size_t n = dfa.state_count();
-  std::vector<uint16_t> distance(n, kFarDepth);
-  std::vector<uint32_t> queue;
-  // The transitions UTF-8 allows, reversed and grouped by target: reverse[begin[q], begin[q+1]).
-  std::vector<uint32_t> begin(n + 1, 0);
-  auto each_edge = [&](auto visit) {
-    for (uint32_t q = 0; q < n; ++q) {
-      for (size_t c = 0; c < table.classes && phase[q] != kNoPhase; ++c) {
-        const uint32_t to = dfa.StepClass(q, c);
-        if (to != kDeadState && table.Next(phase[q], c) != kNoPhase) visit(q, to);
+  ReverseEdges edges;
+  edges.begin.assign(n + 1, 0);
+  edges.refusing.assign(n, 0);
+  // (to, from) pairs in one pass; many classes of a state lead to one target, so
+  // last_from[to] == q marks it seen from q.
+  std::vector<std::pair<uint32_t, uint32_t>> pairs;
+  std::vector<uint32_t> last_from(n, kDeadState);
+  for (uint32_t q = 0; q < n; ++q) {
+    if (phase[q] == kNoPhase) {
+      edges.refusing[q] = 1;
+      continue;
+    }
+    for (size_t c = 0; c < table.classes; ++c) {
+      if (table.Next(phase[q], c) == kNoPhase) continue;
+      const uint32_t to = dfa.StepClass(q, c);
+      if (to == kDeadState) {
+        edges.refusing[q] = 1;
+      } else if (last_from[to] != q) {
+        last_from[to] = q;
+        pairs.emplace_back(to, q);
+        ++edges.begin[to + 1];
       }
     }
-  };
-  each_edge([&](uint32_t, uint32_t to) { ++begin[to + 1]; });
+  }
   for (size_t q = 0; q < n; ++q)
-    begin[q + 1] += begin[q];
-  std::vector<uint32_t> reverse(begin[n]);
-  std::vector<uint32_t> fill(begin.begin(), begin.end() - 1);
-  each_edge([&](uint32_t from, uint32_t to) { reverse[fill[to]++] = from; });
+    edges.begin[q + 1] += edges.begin[q];
+  edges.from.resize(pairs.size());
+  std::vector<uint32_t> fill(edges.begin.begin(), edges.begin.end() - 1);
+  for (auto [to, from] : pairs)
+    edges.from[fill[to]++] = from;
+  return edges;
+}
+
+// Shortest distances (in bytes, capped) from every state to a bad one, over `edges`; `bad`
+// gives each state's own distance (0 or 1) or kFarDepth.
+template <typename Bad>
+std::vector<uint16_t> DistanceToBad(const ReverseEdges& edges, Bad bad) {
+  const size_t n = edges.begin.size() - 1;
+  std::vector<uint16_t> distance(n, kFarDepth);
+  std::vector<uint32_t> queue;
   for (uint32_t q = 0; q < n; ++q)
     distance[q] = bad(q);
   // Distances 0 and 1 seed the search; a breadth-first pass per level keeps it exact.
@@ -146,8 +174,8 @@ std::vector<uint16_t> DistanceToBad(const ByteDfa& dfa, const PhaseTable& table,
   for (size_t head = 0; head < queue.size(); ++head) {
     const uint32_t q = queue[head];
     if (distance[q] + 1 >= kFarDepth) continue;
-    for (uint32_t e = begin[q]; e < begin[q + 1]; ++e) {
-      const uint32_t from = reverse[e];
+    for (uint32_t e = edges.begin[q]; e < edges.begin[q + 1]; ++e) {
+      const uint32_t from = edges.from[e];
       if (distance[from] > distance[q] + 1) {
         distance[from] = static_cast<uint16_t>(distance[q] + 1);
         queue.push_back(from);
@@ -164,23 +192,12 @@ DfaReach ComputeDfaReach(const ByteDfa& dfa, const std::vector<uint32_t>& to_acc
   const PhaseTable table = MakePhaseTable(dfa);
   reach.phase = Phases(dfa, table);
   const std::vector<uint8_t>& phase = reach.phase;
-  // A state refuses next when some byte UTF-8 allows there kills it.
-  auto refuses_next = [&](uint32_t q) {
-    if (phase[q] == kNoPhase) return true;
-    for (size_t c = 0; c < table.classes; ++c) {
-      if (table.Next(phase[q], c) != kNoPhase && dfa.StepClass(q, c) == kDeadState) {
-        return true;
-      }
-    }
-    return false;
-  };
-  std::vector<uint8_t> refusing(dfa.state_count());
-  for (uint32_t q = 0; q < dfa.state_count(); ++q)
-    refusing[q] = refuses_next(q) ? 1 : 0;
-  reach.death = DistanceToBad(dfa, table, phase, [&](uint32_t q) -> uint16_t {
+  const ReverseEdges edges = ReverseOf(dfa, table, phase);
+  const std::vector<uint8_t>& refusing = edges.refusing;
+  reach.death = DistanceToBad(edges, [&](uint32_t q) -> uint16_t {
     return phase[q] == kNoPhase ? 0 : refusing[q] ? 1 : kFarDepth;
   });
-  reach.unsettled = DistanceToBad(dfa, table, phase, [&](uint32_t q) -> uint16_t {
+  reach.unsettled = DistanceToBad(edges, [&](uint32_t q) -> uint16_t {
     if (phase[q] == kNoPhase || (phase[q] == kBoundary && !dfa.MatchesAll(q))) return 0;
     return refusing[q] ? 1 : kFarDepth;
   });
