@@ -430,9 +430,27 @@ bool Builder::Satisfiable(const Conj& conj) const {
   return types != 0;
 }
 
+// A node that constrains nothing itself: a `$ref` alone, an `allOf` of others, `{}`. A
+// conjunction without it is the same value, so a spec is shared by the many places that name
+// one definition through nodes of their own.
+bool Transparent(const SchemaNode& n) {
+  return n.types == kTypeAny && !n.always_false && n.any_of.empty() && n.one_of.empty() &&
+         !n.has_enum && !n.const_value && !n.minimum && !n.maximum && !n.exclusive_minimum &&
+         !n.exclusive_maximum && n.min_length == 0 && n.max_length == UINT64_MAX &&
+         !n.has_pattern && n.pattern.empty() && n.format == StringFormat::kNone &&
+         n.prefix_items.empty() && n.items == kNoNode && n.min_items == 0 &&
+         n.max_items == UINT64_MAX && n.properties.empty() && n.required.empty() &&
+         n.pattern_properties.empty() && n.additional_properties == kNoNode &&
+         n.property_names == kNoNode && n.min_properties == 0 && n.max_properties == UINT64_MAX;
+}
+
 Status Builder::Dnf(Conj conj, Choices choices, size_t next, std::vector<Conj>& out) {
   if (!Satisfiable(conj)) return {};
   if (next == choices.size()) {
+    auto transparent = [&](NodeId id) { return Transparent(ir_.node(id)); };
+    if (!std::all_of(conj.begin(), conj.end(), transparent)) {
+      conj.erase(std::remove_if(conj.begin(), conj.end(), transparent), conj.end());
+    }
     std::sort(conj.begin(), conj.end());
     if (std::find(out.begin(), out.end(), conj) == out.end()) out.push_back(std::move(conj));
     if (out.size() > kMaxGrammarAlternatives) {

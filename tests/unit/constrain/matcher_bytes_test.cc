@@ -298,6 +298,33 @@ TEST(GrammarBytes, NamesNoLongerFittingMaxPropertiesRefusedEarly) {
   EXPECT_TRUE(Matcher(grammar).AcceptBytes("{\"bb\":1,\"c\":1,\"a"));
 }
 
+// A definition named from many places through nodes of their own (`{"$ref": …}`, an
+// `allOf` of it) is one value: the grammar holds it once, so its size does not grow with the
+// places (an audit-log schema names one 230-field record from 150 places).
+TEST(GrammarBytes, DefinitionNamedFromManyPlacesHeldOnce) {
+  std::string fields;
+  for (int i = 0; i < 100; ++i)
+    fields +=
+        std::string(i == 0 ? "" : ",") + "\"field" + std::to_string(i) + "\":{\"type\":\"string\"}";
+  auto schema_with = [&](int places) {
+    std::string properties;
+    for (int i = 0; i < places; ++i) {
+      properties += std::string(i == 0 ? "" : ",") + "\"place" + std::to_string(i) + "\":" +
+                    (i % 2 == 0 ? R"({"$ref":"#/$defs/record"})"
+                                : R"({"allOf":[{"$ref":"#/$defs/record"}]})");
+    }
+    return R"({"$defs":{"record":{"type":"object","properties":{)" + fields +
+           R"(},"additionalProperties":false}},"type":"object","properties":{)" + properties + "}}";
+  };
+  auto one = Grammar(schema_with(1));
+  auto many = Grammar(schema_with(150));
+  ASSERT_NE(one, nullptr);
+  ASSERT_NE(many, nullptr);
+  EXPECT_LT(many->memory_bytes(), 2 * one->memory_bytes());
+  EXPECT_TRUE(Accepts(many, R"({"place7":{"field3":"x"},"place8":{"field99":"y"}})"));
+  EXPECT_FALSE(Accepts(many, R"({"place7":{"field100":"x"}})"));
+}
+
 TEST(GrammarBytes, CompactWhitespace) {
   GrammarOptions options;
   options.flexible_whitespace = false;
