@@ -6,35 +6,12 @@
 
 #include "regex.h"
 #include "regex_internal.h"
+#include "string_lexer.h"
 
 namespace crux::constrain::regex {
 namespace {
 
 using Kind = NfaState::Kind;
-
-// The UTF-8 encoding of `code_point` into `out`; its length.
-size_t Encode(char32_t code_point, uint8_t* out) {
-  if (code_point < 0x80) {
-    out[0] = static_cast<uint8_t>(code_point);
-    return 1;
-  }
-  if (code_point < 0x800) {
-    out[0] = static_cast<uint8_t>(0xC0 | (code_point >> 6));
-    out[1] = static_cast<uint8_t>(0x80 | (code_point & 0x3F));
-    return 2;
-  }
-  if (code_point < 0x10000) {
-    out[0] = static_cast<uint8_t>(0xE0 | (code_point >> 12));
-    out[1] = static_cast<uint8_t>(0x80 | ((code_point >> 6) & 0x3F));
-    out[2] = static_cast<uint8_t>(0x80 | (code_point & 0x3F));
-    return 3;
-  }
-  out[0] = static_cast<uint8_t>(0xF0 | (code_point >> 18));
-  out[1] = static_cast<uint8_t>(0x80 | ((code_point >> 12) & 0x3F));
-  out[2] = static_cast<uint8_t>(0x80 | ((code_point >> 6) & 0x3F));
-  out[3] = static_cast<uint8_t>(0x80 | (code_point & 0x3F));
-  return 4;
-}
 
 // A run of code points whose UTF-8 encodings are exactly the byte sequences with byte i in
 // [first[i], last[i]].
@@ -43,36 +20,6 @@ struct ByteRanges {
   std::array<uint8_t, 4> last;
   size_t length;
 };
-
-// Splits [lo, hi] (no surrogates) into ByteRanges: first at the encoding-length boundaries,
-// then wherever a trailing byte would not run over its whole 80-BF span.
-void SplitRange(char32_t lo, char32_t hi, std::vector<ByteRanges>& out) {
-  for (char32_t boundary : {char32_t{0x7F}, char32_t{0x7FF}, char32_t{0xFFFF}}) {
-    if (lo <= boundary && hi > boundary) {
-      SplitRange(lo, boundary, out);
-      SplitRange(boundary + 1, hi, out);
-      return;
-    }
-  }
-  ByteRanges ranges{};
-  ranges.length = Encode(lo, ranges.first.data());
-  for (size_t i = 1; i < ranges.length; ++i) {
-    const char32_t mask = (char32_t{1} << (6 * i)) - 1;
-    if ((lo & ~mask) == (hi & ~mask)) continue;
-    if ((lo & mask) != 0) {
-      SplitRange(lo, lo | mask, out);
-      SplitRange((lo | mask) + 1, hi, out);
-      return;
-    }
-    if ((hi & mask) != mask) {
-      SplitRange(lo, (hi & ~mask) - 1, out);
-      SplitRange(hi & ~mask, hi, out);
-      return;
-    }
-  }
-  Encode(hi, ranges.last.data());
-  out.push_back(ranges);
-}
 
 }  // namespace
 
@@ -103,16 +50,20 @@ Expected<uint32_t> NfaBuilder::ByteSequence(const uint8_t* first, const uint8_t*
 }
 
 Expected<uint32_t> NfaBuilder::CodePoints(const CodePointSet& set, uint32_t next) {
+  // Surrogates have no well-formed UTF-8 encoding: ForUtf8Ranges leaves them out.
   std::vector<ByteRanges> sequences;
-  for (const CodePointRange& range : set) {
-    // Surrogates have no well-formed UTF-8 encoding.
-    if (range.first < 0xD800 || range.last > 0xDFFF) {
-      if (range.first < 0xD800)
-        SplitRange(range.first, std::min<char32_t>(range.last, 0xD7FF), sequences);
-      if (range.last > 0xDFFF)
-        SplitRange(std::max<char32_t>(range.first, 0xE000), range.last, sequences);
+  auto collect = [&sequences](const grammar::ByteRange* ranges, int length) {
+    ByteRanges sequence{};
+    for (int i = 0; i < length; ++i) {
+      sequence.first[i] = ranges[i].low;
+      sequence.last[i] = ranges[i].high;
     }
-  }
+    sequence.length = static_cast<size_t>(length);
+    sequences.push_back(sequence);
+    return false;
+  };
+  for (const CodePointRange& range : set)
+    grammar::ForUtf8Ranges(range.first, range.last, collect);
   if (sequences.empty()) return Add({Kind::kFail, 0, 0, 0, 0, 0});
   Expected<uint32_t> result = ByteSequence(
       sequences.back().first.data(), sequences.back().last.data(), sequences.back().length, next);
