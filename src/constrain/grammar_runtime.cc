@@ -546,25 +546,34 @@ int Runtime::StepKeyOnly(Thread& thread, int byte) {
 
 namespace {
 // Whether some code point in [first, last] takes node `start` to a node that `ends` accepts,
-// its UTF-8 bytes through `step(node, byte)` (kDeadState for none): the nodes a sequence of
-// byte ranges reaches are kept as a set, one range at a time, so the cost is bounded by the
-// nodes and not by the code points.
-template <typename Step, typename Ends>
-bool AnyCodePoint(uint32_t first, uint32_t last, uint32_t start, Step step, Ends ends) {
+// its UTF-8 bytes through `step_range(node, low, high, add)`, which calls add(next) for the
+// nodes the bytes low..high lead to. One-byte code points are whole after their byte and
+// decided at once; longer ones a sequence of byte ranges at a time, the nodes each range
+// reaches kept as a set, so the cost is bounded by the nodes and not by the code points.
+template <typename StepRange, typename Ends>
+bool AnyCodePoint(uint32_t first, uint32_t last, uint32_t start, StepRange step_range, Ends ends) {
+  if (first < 0x80) {
+    bool found = false;
+    step_range(start, static_cast<uint8_t>(first), static_cast<uint8_t>(std::min(last, 0x7Fu)),
+               [&](uint32_t next) { found = found || ends(next); });
+    if (found || last < 0x80) return found;
+    first = 0x80;
+  }
+  bool led = false;  // a longer code point's lead byte must step first
+  step_range(start, LeadByte(first), LeadByte(last), [&](uint32_t) { led = true; });
+  if (!led) return false;
   thread_local std::vector<uint32_t> from;
   thread_local std::vector<uint32_t> to;
   auto visit = [&](const ByteRange* ranges, int n) {
     from.assign(1, start);
     for (int i = 0; i < n && !from.empty(); ++i) {
       to.clear();
-      for (uint32_t node : from) {
-        for (uint32_t byte = ranges[i].low; byte <= ranges[i].high; ++byte) {
-          const uint32_t next = step(node, static_cast<uint8_t>(byte));
-          if (next != kDeadState) to.push_back(next);
-        }
+      for (uint32_t node : from)
+        step_range(node, ranges[i].low, ranges[i].high, [&](uint32_t next) { to.push_back(next); });
+      if (to.size() > 1) {
+        std::sort(to.begin(), to.end());
+        to.erase(std::unique(to.begin(), to.end()), to.end());
       }
-      std::sort(to.begin(), to.end());
-      to.erase(std::unique(to.begin(), to.end()), to.end());
       std::swap(from, to);
     }
     return std::any_of(from.begin(), from.end(), ends);
@@ -584,15 +593,20 @@ bool Runtime::KeyProbe(const Thread& thread, uint32_t first, uint32_t last) cons
   if (!required_only && !specs_.alts[o.undeclared].empty()) return true;
   if (!required_only && o.pattern_dfa != kNone && key.d != kDeadState) {
     const ByteDfa& dfa = specs_.dfas[o.pattern_dfa];
-    auto step = [&](uint32_t state, uint8_t byte) { return dfa.Step(state, byte); };
+    auto step = [&](uint32_t state, uint8_t low, uint8_t high, auto add) {
+      for (uint32_t byte = low; byte <= high; ++byte) {
+        const uint32_t next = dfa.Step(state, static_cast<uint8_t>(byte));
+        if (next != kDeadState) add(next);
+      }
+    };
     if (AnyCodePoint(first, last, key.d, step, [](uint32_t) { return true; })) return true;
   }
   if (key.a == kNone) return false;
-  auto step = [&](uint32_t node, uint8_t byte) {
+  auto step = [&](uint32_t node, uint8_t low, uint8_t high, auto add) {
     for (uint32_t i = 0; i < o.names.edge_count(node); ++i) {
-      if (o.names.edge_byte(node, i) == byte) return o.names.edge_child(node, i);
+      const uint8_t byte = o.names.edge_byte(node, i);
+      if (byte >= low && byte <= high) add(o.names.edge_child(node, i));
     }
-    return kDeadState;
   };
   return AnyCodePoint(first, last, key.a, step,
                       [&](uint32_t node) { return DeclaredViable(thread, node, required_only); });
@@ -616,9 +630,11 @@ bool Runtime::StringProbe(const Frame& frame, uint32_t first, uint32_t last) con
   if (spec.dfa == kNone) return true;
   const ByteDfa& dfa = specs_.dfas[spec.dfa];
   const uint32_t* to_accept = specs_.dfa_min_to_accept[spec.dfa].data();
-  auto step = [&](uint32_t state, uint8_t byte) {
-    const uint32_t next = dfa.Step(state, byte);
-    return next == kDeadState || to_accept[next] == UINT32_MAX ? kDeadState : next;
+  auto step = [&](uint32_t state, uint8_t low, uint8_t high, auto add) {
+    for (uint32_t byte = low; byte <= high; ++byte) {
+      const uint32_t next = dfa.Step(state, static_cast<uint8_t>(byte));
+      if (next != kDeadState && to_accept[next] != UINT32_MAX) add(next);
+    }
   };
   return AnyCodePoint(first, last, frame.a, step, [&](uint32_t state) {
     return spec.max_length == UINT64_MAX ||
