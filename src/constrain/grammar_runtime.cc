@@ -462,8 +462,60 @@ bool Runtime::KeyViable(const Thread& thread) const {
   const ObjectSpec& o = specs_.objects[spec.object];
   if (!FreeNameSlot(thread)) return key.a != kNone && DeclaredViable(thread, key.a, true);
   if (!specs_.alts[o.undeclared].empty()) return true;
-  if (o.pattern_dfa != kNone && key.d != kDeadState) return true;
-  return key.a != kNone && DeclaredViable(thread, key.a);
+  if (key.a != kNone && DeclaredViable(thread, key.a)) return true;
+  return o.pattern_dfa != kNone && key.d != kDeadState && PatternNameViable(thread);
+}
+
+bool Runtime::PatternNameBlockedBelow(const Thread& thread) const {
+  const Frame& key = thread.frames.back();
+  if (key.a == kNone) return false;
+  const size_t object_index = thread.frames.size() - 2;
+  const Frame& object = thread.frames[object_index];
+  const ObjectSpec& o = specs_.objects[specs_.values[object.spec].object];
+  const uint64_t* seen = SeenOf(thread, object_index);
+  for (uint32_t rank = o.names.first_rank(key.a); rank < o.names.last_rank(key.a); ++rank) {
+    const uint64_t bit = uint64_t{1} << (rank % 64);
+    if ((o.pattern_named_by_rank[rank / 64] & bit) == 0) continue;
+    if ((seen[rank / 64] & bit) != 0 || (o.allowed_by_rank[rank / 64] & bit) == 0 ||
+        (!options_.any_property_order && o.property_by_rank[rank] + 1 <= object.d)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Runtime::PatternNameViable(const Thread& thread) const {
+  if (!PatternNameBlockedBelow(thread)) return true;
+  const Frame& key = thread.frames.back();
+  const Frame& object = thread.frames[thread.frames.size() - 2];
+  const ObjectSpec& o = specs_.objects[specs_.values[object.spec].object];
+  // Otherwise the declared names below the key are searched beside the automaton: a name
+  // that ends off them (a byte that leaves them while the automaton lives, or a prefix of
+  // them the patterns take) is an undeclared one; past kMaxNameSearch nodes, taken as viable.
+  constexpr size_t kMaxNameSearch = 256;
+  const ByteDfa& dfa = specs_.dfas[o.pattern_dfa];
+  thread_local std::vector<std::pair<uint32_t, uint32_t>> stack;  // (name node, automaton)
+  stack.assign(1, {key.a, key.d});
+  for (size_t visits = 0; !stack.empty(); ++visits) {
+    if (visits == kMaxNameSearch) return true;
+    const auto [node, state] = stack.back();
+    stack.pop_back();
+    if (o.names.literal(node) == kNone && !specs_.alts[o.undeclared_by_state[state]].empty()) {
+      return true;
+    }
+    uint32_t edge = 0;
+    const uint32_t edges = o.names.edge_count(node);
+    for (uint32_t byte = 0; byte < 256; ++byte) {
+      const uint32_t next = dfa.Step(state, static_cast<uint8_t>(byte));
+      while (edge < edges && o.names.edge_byte(node, edge) < byte)
+        ++edge;
+      const bool declared = edge < edges && o.names.edge_byte(node, edge) == byte;
+      if (next == kDeadState) continue;
+      if (!declared) return true;
+      stack.emplace_back(o.names.edge_child(node, edge), next);
+    }
+  }
+  return false;
 }
 
 bool Runtime::KeyChar(Thread& thread, uint8_t byte) {

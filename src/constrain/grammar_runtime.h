@@ -149,6 +149,10 @@ class Runtime {
   // Whether the object under the key on top of `thread` has a place for a name other than
   // the required ones it still lacks (maxProperties).
   bool FreeNameSlot(const Thread& thread) const;
+  // Whether a declared name below the key on top of `thread` that the patterns also take can
+  // no longer be written (seen, its value impossible, or out of schema order): only then can
+  // the patterns lead a name into a dead end.
+  bool PatternNameBlockedBelow(const Thread& thread) const;
   // Pops the complete value on top of `thread` as if its end had been read.
   void PopValue(Thread& thread) {
     thread.frames.pop_back();
@@ -190,6 +194,9 @@ class Runtime {
   void ChildDone(Thread& thread);
   bool KeyChar(Thread& thread, uint8_t byte);
   bool KeyViable(const Thread& thread) const;
+  // Whether the key on top of `thread`, alive in its object's pattern automaton, can still
+  // end as a name the patterns take rather than as a declared name that cannot be written.
+  bool PatternNameViable(const Thread& thread) const;
   // Whether the name trie's `node` can still spell a name that may follow (only a required
   // one not yet seen where `required_only`).
   bool DeclaredViable(const Thread& thread, uint32_t node, bool required_only = false) const;

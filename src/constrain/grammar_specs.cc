@@ -779,6 +779,7 @@ Status Builder::FillDeclared(const Conj& flat, const std::vector<std::string>& n
     if (!dfa) return dfa.error();
     single_dfas.push_back(*dfa);
   }
+  std::vector<bool> pattern_named;  // by declared name
   for (size_t i = 0; i < names.size(); ++i) {
     std::vector<bool> matched(pattern_sources.size(), false);
     for (size_t p = 0; p < single_dfas.size(); ++p) {
@@ -795,6 +796,7 @@ Status Builder::FillDeclared(const Conj& flat, const std::vector<std::string>& n
     }
     object.names.Add(names[i], static_cast<uint32_t>(i));
     object.properties.push_back({names[i], *value, static_cast<uint32_t>(i), required});
+    pattern_named.push_back(std::find(matched.begin(), matched.end(), true) != matched.end());
   }
   object.names.Finish();
   object.seen_words = std::max<size_t>(1, (names.size() + 63) / 64);
@@ -808,6 +810,11 @@ Status Builder::FillDeclared(const Conj& flat, const std::vector<std::string>& n
   object.required_by_rank.assign(object.seen_words, 0);
   for (uint32_t rank : object.required_ranks)
     object.required_by_rank[rank / 64] |= uint64_t{1} << (rank % 64);
+  object.pattern_named_by_rank.assign(object.seen_words, 0);
+  for (size_t i = 0; i < names.size(); ++i) {
+    const uint32_t rank = object.names.rank(static_cast<uint32_t>(i));
+    if (pattern_named[i]) object.pattern_named_by_rank[rank / 64] |= uint64_t{1} << (rank % 64);
+  }
   return {};
 }
 

@@ -237,6 +237,8 @@ struct Matcher::State {
   bool SplitKey(const grammar::Thread& thread, std::span<uint32_t> mask);
   const grammar::TokenMask* KeyInsideOf(const grammar::Thread& thread, uint32_t object_index);
   std::shared_ptr<const grammar::TokenMask> unkept_key_inside;  // one past the budget
+  template <typename Visit>
+  void ForDeclaredPathTokens(const grammar::Thread& t, const grammar::ObjectSpec& o, Visit visit);
   void DeclaredRestTokens(const grammar::Thread& thread, const grammar::ObjectSpec& o,
                           std::span<uint32_t> mask);
   std::shared_ptr<const grammar::SplitTokens> SplitTokensOf(uint32_t dfa, uint32_t state);
@@ -1333,12 +1335,57 @@ bool Matcher::State::SplitKey(const grammar::Thread& t, std::span<uint32_t> mask
   if (top.d == kDeadState || top.b != grammar::kLexNormal) return false;
   const grammar::TokenMask* inside = KeyInsideOf(t, object_index);
   if (inside == nullptr) return false;
+  // The split decides names by the patterns alone. Where a declared name they also take can
+  // no longer be written, the tokens that follow the declared names are decided by stepping
+  // alone (their bits from other threads kept).
+  const bool blocked = runtime.PatternNameBlockedBelow(t);
+  if (blocked) {
+    kept_bits.clear();
+    ForDeclaredPathTokens(t, o, [&](uint32_t token) {
+      if ((mask[token / 32] >> (token % 32) & 1) != 0) kept_bits.push_back(token);
+    });
+  }
   inside->OrInto(mask);
+  if (blocked) {
+    ForDeclaredPathTokens(t, o, [&](uint32_t token) { mask[token / 32] &= ~(1u << (token % 32)); });
+  }
   if (top.a != grammar::kNone && o.names.first_rank(top.a) != o.names.last_rank(top.a)) {
     DeclaredRestTokens(t, o, mask);
   }
+  if (blocked) {
+    for (uint32_t token : kept_bits)
+      SetBit(mask, token);
+  }
   PatternKeyClosings(t, mask);
   return true;
+}
+
+// Each token whose bytes all follow a declared name below the key on top of `t`, written
+// plainly or escaped, through visit(token) (some more than once): the only tokens a declared
+// name decides apart from the patterns, since a name that leaves the declared ones is theirs.
+template <typename Visit>
+void Matcher::State::ForDeclaredPathTokens(const grammar::Thread& t, const grammar::ObjectSpec& o,
+                                           Visit visit) {
+  const grammar::FlatTrie& trie = grammar.index->trie;
+  auto subtree = [&](size_t root) {
+    for (uint32_t v = trie.begin[root]; v < trie.begin[trie.skip[root]]; ++v)
+      visit(trie.values[v]);
+  };
+  if (trie.root['\\'] != grammar::FlatTrie::kNoNode) subtree(trie.root['\\']);
+  const uint32_t at = t.frames.back().a;
+  if (at == grammar::kNone) return;
+  for (uint32_t rank = o.names.first_rank(at); rank < o.names.last_rank(at); ++rank) {
+    const std::string& name = o.properties[o.property_by_rank[rank]].name;
+    size_t node = SIZE_MAX;
+    for (size_t i = o.names.depth(at); i < name.size(); ++i) {
+      node = trie.Child(node, static_cast<uint8_t>(name[i]));
+      if (node == SIZE_MAX) break;
+      for (uint32_t k = trie.begin[node]; k < trie.begin[node + 1]; ++k)
+        visit(trie.values[k]);
+      const size_t escape = trie.Child(node, '\\');
+      if (escape != SIZE_MAX) subtree(escape);
+    }
+  }
 }
 
 // The tokens that stay inside a name of object `object_index` (closed, under

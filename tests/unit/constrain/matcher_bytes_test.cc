@@ -325,6 +325,19 @@ TEST(GrammarBytes, DefinitionNamedFromManyPlacesHeldOnce) {
   EXPECT_FALSE(Accepts(many, R"({"place7":{"field100":"x"}})"));
 }
 
+// A name the patterns take that is also a declared name already written cannot be written
+// again: it is refused as soon as the patterns can only end on it, not at its closing quote.
+TEST(GrammarBytes, DeclaredNamesThePatternAlsoTakesNotWrittenTwice) {
+  auto grammar = Grammar(
+      R"({"type":"object","patternProperties":{"^[a-e]$":{"type":"integer"},"^a[0-9]$":{}},"properties":{"a":{"type":"integer"},"c":{"type":"integer"}},"additionalProperties":false})");
+  ASSERT_NE(grammar, nullptr);
+  EXPECT_TRUE(Matcher(grammar).AcceptBytes("{\"a\":1,\"b"));
+  EXPECT_FALSE(Matcher(grammar).AcceptBytes("{\"c\":1,\"c"));
+  EXPECT_TRUE(Matcher(grammar).AcceptBytes("{\"a\":1,\"a"));  // a0..a9 are still open
+  EXPECT_FALSE(Accepts(grammar, "{\"a\":1,\"a\":2}"));
+  EXPECT_TRUE(Accepts(grammar, "{\"a\":1,\"a7\":2,\"c\":3}"));
+}
+
 TEST(GrammarBytes, CompactWhitespace) {
   GrammarOptions options;
   options.flexible_whitespace = false;

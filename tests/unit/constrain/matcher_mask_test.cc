@@ -91,6 +91,9 @@ const char* const kSchemas[] = {
     // written: names the pattern or the open object would take are refused byte by byte.
     R"({"type":"object","patternProperties":{"^x[a-e]$":true},"properties":{"a":{},"bb":{}},"additionalProperties":false,"required":["a","bb"],"maxProperties":3})",
     R"({"type":"object","properties":{"name":{"type":"string"}},"required":["name","id"],"maxProperties":2})",
+    // A declared name the pattern also takes: once written, it is refused byte by byte where
+    // the pattern can only end on it again.
+    R"({"type":"object","patternProperties":{"^[a-e]$":{"type":"integer"}},"properties":{"a":{"type":"integer"},"bb":{}},"additionalProperties":false,"maxProperties":4})",
 };
 
 struct Walk {
@@ -310,6 +313,22 @@ TEST(GrammarMask, NamesUnderMaxPropertiesEqualBruteForceOnLlama3) {
        R"({"e":1,"bb":2,"a":3})"},
       {R"({"type":"object","properties":{"name":{"type":"string"}},"required":["name","identifier"],"maxProperties":3})",
        R"({"x":1,"identifier":2,"name":"n"})"},
+  };
+  EXPECT_GT(GreedyWalksEqualBruteForce(vocabulary, cases), 15u);
+}
+
+// Declared names that the patterns also take, once written: the split decides names by the
+// patterns, and the tokens along the declared names are stepped instead.
+TEST(GrammarMask, WrittenNamesThePatternsTakeEqualBruteForceOnLlama3) {
+  auto vocabulary = test_data::Llama3Vocabulary();
+  if (vocabulary == nullptr) GTEST_SKIP() << test_data::kNoLlamaCpp;
+  const WalkCase cases[] = {
+      {R"({"type":"object","patternProperties":{"^[a-e]$":{"type":"integer"},"^id[0-9]$":{}},"properties":{"a":{"type":"integer"},"id1":{},"bb":{}},"additionalProperties":false})",
+       R"({"a":1,"id1":2,"bb":3,"id2":4,"c":5})"},
+      // Names of up to six letters, "status" declared: once written, the tokens that would
+      // spell it again (after "stat", "us") are refused, though the split takes letters.
+      {R"({"type":"object","patternProperties":{"^[a-z]{1,6}$":{"type":"integer"}},"properties":{"status":{"type":"integer"}},"additionalProperties":false})",
+       R"({"status":1,"stat":2,"statu":3,"stats":4})"},
   };
   EXPECT_GT(GreedyWalksEqualBruteForce(vocabulary, cases), 15u);
 }
