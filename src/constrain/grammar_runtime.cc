@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -473,12 +474,18 @@ bool Runtime::PatternNameBlockedBelow(const Thread& thread) const {
   const Frame& object = thread.frames[object_index];
   const ObjectSpec& o = specs_.objects[specs_.values[object.spec].object];
   const uint64_t* seen = SeenOf(thread, object_index);
-  for (uint32_t rank = o.names.first_rank(key.a); rank < o.names.last_rank(key.a); ++rank) {
-    const uint64_t bit = uint64_t{1} << (rank % 64);
-    if ((o.pattern_named_by_rank[rank / 64] & bit) == 0) continue;
-    if ((seen[rank / 64] & bit) != 0 || (o.allowed_by_rank[rank / 64] & bit) == 0 ||
-        (!options_.any_property_order && o.property_by_rank[rank] + 1 <= object.d)) {
-      return true;
+  const uint32_t first = o.names.first_rank(key.a);
+  const uint32_t last = o.names.last_rank(key.a);
+  // A word of ranks at a time: the names the patterns take, in [first, last).
+  for (uint32_t w = first / 64; first < last && w <= (last - 1) / 64; ++w) {
+    const uint32_t low = w == first / 64 ? first % 64 : 0;
+    const uint32_t high = w == (last - 1) / 64 ? (last - 1) % 64 : 63;
+    uint64_t named =
+        o.pattern_named_by_rank[w] & (~uint64_t{0} >> (63 - high)) & (~uint64_t{0} << low);
+    if ((named & (seen[w] | ~o.allowed_by_rank[w])) != 0) return true;
+    for (; !options_.any_property_order && named != 0; named &= named - 1) {
+      const uint32_t rank = w * 64 + static_cast<uint32_t>(std::countr_zero(named));
+      if (o.property_by_rank[rank] + 1 <= object.d) return true;
     }
   }
   return false;

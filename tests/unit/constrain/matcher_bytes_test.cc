@@ -336,6 +336,19 @@ TEST(GrammarBytes, DeclaredNamesThePatternAlsoTakesNotWrittenTwice) {
   EXPECT_TRUE(Matcher(grammar).AcceptBytes("{\"a\":1,\"a"));  // a0..a9 are still open
   EXPECT_FALSE(Accepts(grammar, "{\"a\":1,\"a\":2}"));
   EXPECT_TRUE(Accepts(grammar, "{\"a\":1,\"a7\":2,\"c\":3}"));
+  // A hundred declared names (two words of ranks), two of them written.
+  std::string properties;
+  for (int i = 0; i < 100; ++i)
+    properties +=
+        std::string(i == 0 ? "" : ",") + "\"a" + (i < 10 ? "0" : "") + std::to_string(i) + "\":{}";
+  auto many =
+      Grammar(R"({"type":"object","patternProperties":{"^a[0-9][0-9]$":{}},"properties":{)" +
+              properties + R"(},"additionalProperties":false})");
+  ASSERT_NE(many, nullptr);
+  EXPECT_FALSE(Matcher(many).AcceptBytes("{\"a95\":1,\"a05\":2,\"a95"));
+  EXPECT_FALSE(Matcher(many).AcceptBytes("{\"a95\":1,\"a05\":2,\"a05"));
+  EXPECT_TRUE(Matcher(many).AcceptBytes("{\"a95\":1,\"a05\":2,\"a94"));
+  EXPECT_TRUE(Matcher(many).AcceptBytes("{\"a95\":1,\"a05\":2,\"a0"));
 }
 
 TEST(GrammarBytes, CompactWhitespace) {
