@@ -345,16 +345,20 @@ bool Runtime::PushValue(Thread& thread, SpecId spec_id, int byte) {
   return true;
 }
 
+size_t Runtime::MissingRequired(const ObjectSpec& o, const uint64_t* seen) {
+  size_t missing = 0;
+  for (size_t w = 0; w < o.seen_words; ++w)
+    missing += static_cast<size_t>(std::popcount(o.required_by_rank[w] & ~seen[w]));
+  return missing;
+}
+
 bool Runtime::CanAddMember(const Thread& thread, const Frame& object) const {
   const ValueSpec& spec = specs_.values[object.spec];
   if (spec.object == kNone) return true;
   const ObjectSpec& o = specs_.objects[spec.object];
   if (object.count >= o.max_properties) return false;
   const uint64_t* seen = SeenOf(thread, thread.frames.size() - 1);
-  size_t missing = 0;
-  for (uint32_t rank : o.required_ranks) {
-    if ((seen[rank / 64] >> (rank % 64) & 1) == 0) ++missing;
-  }
+  const size_t missing = MissingRequired(o, seen);
   if (missing > 0) return true;
   if (object.count + 1 > o.max_properties) return false;
   if (o.undeclared_possible) return true;
@@ -369,11 +373,7 @@ bool Runtime::CanCloseObject(const Thread& thread, const Frame& object) const {
   if (spec.object == kNone) return true;
   const ObjectSpec& o = specs_.objects[spec.object];
   if (object.count < o.min_properties) return false;
-  const uint64_t* seen = SeenOf(thread, thread.frames.size() - 1);
-  for (uint32_t rank : o.required_ranks) {
-    if ((seen[rank / 64] >> (rank % 64) & 1) == 0) return false;
-  }
-  return true;
+  return MissingRequired(o, SeenOf(thread, thread.frames.size() - 1)) == 0;
 }
 
 Runtime::Outcome Runtime::StepObject(Thread& thread, int byte) {
@@ -448,10 +448,7 @@ bool Runtime::FreeNameSlot(const Thread& thread) const {
   const ObjectSpec& o = specs_.objects[spec.object];
   if (o.max_properties == UINT64_MAX) return true;
   const uint64_t* seen = SeenOf(thread, object_index);
-  size_t missing = 0;
-  for (uint32_t rank : o.required_ranks) {
-    if ((seen[rank / 64] >> (rank % 64) & 1) == 0) ++missing;
-  }
+  const size_t missing = MissingRequired(o, seen);
   return object.count + 1 + missing <= o.max_properties;
 }
 
@@ -549,10 +546,7 @@ Runtime::Outcome Runtime::KeyClose(Thread& thread) {
   }
   const ObjectSpec& o = specs_.objects[spec.object];
   uint64_t* seen = SeenOf(thread, object_index);
-  size_t missing = 0;
-  for (uint32_t rank : o.required_ranks) {
-    if ((seen[rank / 64] >> (rank % 64) & 1) == 0) ++missing;
-  }
+  const size_t missing = MissingRequired(o, seen);
   const uint32_t literal = key.a == kNone ? kNone : o.names.literal(key.a);
   if (literal != kNone) {
     const PropertySpec& property = o.properties[literal];

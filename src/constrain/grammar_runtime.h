@@ -212,6 +212,8 @@ class Runtime {
   bool StringChar(Frame& frame, uint8_t byte, bool lead);
   bool NumberViable(const Frame& frame) const;
   bool NumberFinal(const Frame& frame) const;
+  // The required names of `o` not in `seen` (the object's seen-name bits).
+  static size_t MissingRequired(const ObjectSpec& o, const uint64_t* seen);
   bool CanAddMember(const Thread& thread, const Frame& object) const;
   bool CanCloseObject(const Thread& thread, const Frame& object) const;
   uint64_t* SeenOf(Thread& thread, size_t frame) const {

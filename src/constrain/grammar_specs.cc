@@ -172,6 +172,17 @@ std::string PythonSpelling(std::string_view json) {
   return out;
 }
 
+// A node that constrains nothing itself: a `$ref` alone, an `allOf` of others, `{}` (every
+// other field as a default node has it). A conjunction without it is the same value, so a
+// spec is shared by the many places that name one definition through nodes of their own.
+bool Transparent(const SchemaNode& n) {
+  static const SchemaNode bare;
+  SchemaNode own = n;
+  own.ref = kNoNode;
+  own.all_of.clear();
+  return own == bare;
+}
+
 class Builder {
  public:
   Builder(const SchemaIr& ir, const GrammarOptions& options) : ir_(ir), options_(options) {
@@ -222,6 +233,7 @@ class Builder {
   std::unordered_map<std::string, uint32_t> dfa_memo_;
   std::vector<bool> one_of_reported_;
   std::vector<bool> property_names_reported_;
+  std::vector<uint8_t> transparent_;  // per node: it constrains nothing itself
 };
 
 // Per state of `dfa`: the bytes that do not lead to kDeadState (a union of byte classes).
@@ -375,6 +387,9 @@ void Builder::ExpandStructuredEnums() {
 Expected<Specs> Builder::Build() {
   one_of_reported_.assign(ir_.nodes.size(), false);
   property_names_reported_.assign(ir_.nodes.size(), false);
+  transparent_.reserve(ir_.nodes.size());
+  for (const SchemaNode& node : ir_.nodes)
+    transparent_.push_back(Transparent(node) ? 1 : 0);
   specs_.not_enforced = ir_.not_enforced;
   auto any = Alternatives({});
   if (!any) return any.error();
@@ -430,24 +445,10 @@ bool Builder::Satisfiable(const Conj& conj) const {
   return types != 0;
 }
 
-// A node that constrains nothing itself: a `$ref` alone, an `allOf` of others, `{}`. A
-// conjunction without it is the same value, so a spec is shared by the many places that name
-// one definition through nodes of their own.
-bool Transparent(const SchemaNode& n) {
-  return n.types == kTypeAny && !n.always_false && n.any_of.empty() && n.one_of.empty() &&
-         !n.has_enum && !n.const_value && !n.minimum && !n.maximum && !n.exclusive_minimum &&
-         !n.exclusive_maximum && n.min_length == 0 && n.max_length == UINT64_MAX &&
-         !n.has_pattern && n.pattern.empty() && n.format == StringFormat::kNone &&
-         n.prefix_items.empty() && n.items == kNoNode && n.min_items == 0 &&
-         n.max_items == UINT64_MAX && n.properties.empty() && n.required.empty() &&
-         n.pattern_properties.empty() && n.additional_properties == kNoNode &&
-         n.property_names == kNoNode && n.min_properties == 0 && n.max_properties == UINT64_MAX;
-}
-
 Status Builder::Dnf(Conj conj, Choices choices, size_t next, std::vector<Conj>& out) {
   if (!Satisfiable(conj)) return {};
   if (next == choices.size()) {
-    auto transparent = [&](NodeId id) { return Transparent(ir_.node(id)); };
+    auto transparent = [&](NodeId id) { return transparent_[id] != 0; };
     if (!std::all_of(conj.begin(), conj.end(), transparent)) {
       conj.erase(std::remove_if(conj.begin(), conj.end(), transparent), conj.end());
     }
@@ -802,18 +803,14 @@ Status Builder::FillDeclared(const Conj& flat, const std::vector<std::string>& n
   object.seen_words = std::max<size_t>(1, (names.size() + 63) / 64);
   object.property_by_rank.assign(object.properties.size(), 0);
   object.allowed_by_rank.assign(object.seen_words, 0);  // filled by Build
+  object.required_by_rank.assign(object.seen_words, 0);
+  object.pattern_named_by_rank.assign(object.seen_words, 0);
   for (const PropertySpec& property : object.properties) {
     const uint32_t rank = object.names.rank(property.order);
-    if (property.required) object.required_ranks.push_back(rank);
+    const uint64_t bit = uint64_t{1} << (rank % 64);
+    if (property.required) object.required_by_rank[rank / 64] |= bit;
+    if (pattern_named[property.order]) object.pattern_named_by_rank[rank / 64] |= bit;
     object.property_by_rank[rank] = property.order;
-  }
-  object.required_by_rank.assign(object.seen_words, 0);
-  for (uint32_t rank : object.required_ranks)
-    object.required_by_rank[rank / 64] |= uint64_t{1} << (rank % 64);
-  object.pattern_named_by_rank.assign(object.seen_words, 0);
-  for (size_t i = 0; i < names.size(); ++i) {
-    const uint32_t rank = object.names.rank(static_cast<uint32_t>(i));
-    if (pattern_named[i]) object.pattern_named_by_rank[rank / 64] |= uint64_t{1} << (rank % 64);
   }
   return {};
 }

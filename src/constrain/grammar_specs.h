@@ -166,8 +166,7 @@ struct ObjectSpec {
   bool undeclared_possible = false;  // some undeclared name can be written
   uint64_t min_properties = 0;
   uint64_t max_properties = UINT64_MAX;
-  std::vector<uint32_t> required_ranks;         // ranks (in `names`) of required properties
-  std::vector<uint64_t> required_by_rank;       // the same as a bitset
+  std::vector<uint64_t> required_by_rank;       // bitset: the required properties
   std::vector<uint64_t> pattern_named_by_rank;  // declared names some pattern also takes
   size_t seen_words = 0;                        // 64-bit words of the seen-name bitset
   // By rank: the property, and whether its value can be written at all.

@@ -325,6 +325,24 @@ struct Matcher::State {
   std::vector<std::pair<size_t, uint32_t>> declared_nodes;  // (trie node, rank)
   std::vector<uint32_t> declared_escapes;
   std::vector<uint32_t> kept_bits;
+  // Tokens a thread decides apart from a precomputed mask: `list(note)` calls note(token) for
+  // each. KeepBits notes those already set (other threads' bits), ClearBits clears them all
+  // once the mask is in, and RestoreKept sets the noted ones again.
+  template <typename List>
+  void KeepBits(List list, std::span<const uint32_t> mask) {
+    kept_bits.clear();
+    list([&](uint32_t token) {
+      if ((mask[token / 32] >> (token % 32) & 1) != 0) kept_bits.push_back(token);
+    });
+  }
+  template <typename List>
+  static void ClearBits(List list, std::span<uint32_t> mask) {
+    list([&](uint32_t token) { mask[token / 32] &= ~(1u << (token % 32)); });
+  }
+  void RestoreKept(std::span<uint32_t> mask) const {
+    for (uint32_t token : kept_bits)
+      mask[token / 32] |= 1u << (token % 32);
+  }
 };
 
 Matcher::Matcher(std::shared_ptr<const CompiledGrammar> grammar)
@@ -1066,10 +1084,7 @@ void Matcher::State::FastKey(const grammar::Thread& t, std::span<uint32_t> mask)
   const grammar::Frame& top = t.frames.back();
   const grammar::StringClass& cls = grammar.index->string_classes[top.b];
   ListDeclaredKeyTokens(t);
-  kept_bits.clear();
-  ForDeclaredKeyTokens([&](uint32_t token) {
-    if ((mask[token / 32] >> (token % 32) & 1) != 0) kept_bits.push_back(token);
-  });
+  KeepBits([&](auto note) { ForDeclaredKeyTokens(note); }, mask);
   thread = t;
   grammar::Frame& closing = thread.frames.back();
   closing.b = grammar::kLexNormal;
@@ -1085,9 +1100,8 @@ void Matcher::State::FastKey(const grammar::Thread& t, std::span<uint32_t> mask)
         SetBit(mask, token);
     });
   }
-  ForDeclaredKeyTokens([&](uint32_t token) { mask[token / 32] &= ~(1u << (token % 32)); });
-  for (uint32_t token : kept_bits)
-    SetBit(mask, token);
+  ClearBits([&](auto note) { ForDeclaredKeyTokens(note); }, mask);
+  RestoreKept(mask);
   DecideDeclaredKeyTokens(t, mask);
 }
 
@@ -1339,23 +1353,14 @@ bool Matcher::State::SplitKey(const grammar::Thread& t, std::span<uint32_t> mask
   // no longer be written, the tokens that follow the declared names are decided by stepping
   // alone (their bits from other threads kept).
   const bool blocked = runtime.PatternNameBlockedBelow(t);
-  if (blocked) {
-    kept_bits.clear();
-    ForDeclaredPathTokens(t, o, [&](uint32_t token) {
-      if ((mask[token / 32] >> (token % 32) & 1) != 0) kept_bits.push_back(token);
-    });
-  }
+  auto along = [&](auto note) { ForDeclaredPathTokens(t, o, note); };
+  if (blocked) KeepBits(along, mask);
   inside->OrInto(mask);
-  if (blocked) {
-    ForDeclaredPathTokens(t, o, [&](uint32_t token) { mask[token / 32] &= ~(1u << (token % 32)); });
-  }
+  if (blocked) ClearBits(along, mask);
   if (top.a != grammar::kNone && o.names.first_rank(top.a) != o.names.last_rank(top.a)) {
     DeclaredRestTokens(t, o, mask);
   }
-  if (blocked) {
-    for (uint32_t token : kept_bits)
-      SetBit(mask, token);
-  }
+  if (blocked) RestoreKept(mask);
   PatternKeyClosings(t, mask);
   return true;
 }

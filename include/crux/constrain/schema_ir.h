@@ -66,12 +66,14 @@ struct SchemaNumber {
   bool is_integer = false;
   int64_t integer = 0;
   double value = 0;
+  bool operator==(const SchemaNumber&) const = default;
 };
 
 // A named property's schema.
 struct PropertySchema {
   std::string name;
   NodeId schema = kNoNode;
+  bool operator==(const PropertySchema&) const = default;
 };
 
 // One subschema. Every constraint applies to instances of the types it concerns only (a
@@ -116,6 +118,7 @@ struct SchemaNode {
   NodeId property_names = kNoNode;         // every name (as a string instance); kNoNode: any
   uint64_t min_properties = 0;
   uint64_t max_properties = UINT64_MAX;
+  bool operator==(const SchemaNode&) const = default;
 };
 
 // A keyword the IR does not enforce, where it was found.
