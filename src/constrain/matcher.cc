@@ -32,9 +32,22 @@ struct CompiledGrammar::Impl {
   // Per (automaton, state): the tokens through the state's ByteSplit, on first use.
   mutable std::mutex split_mutex;
   mutable std::unordered_map<uint64_t, std::shared_ptr<const grammar::SplitTokens>> splits;
-  // Per (string spec, automaton state) of a byte split: the tokens that stay inside the
-  // string, on first use. At most kMaxInsideBytes of them in all; past it, stepped each time.
-  mutable std::unordered_map<uint64_t, std::shared_ptr<const StringInside>> insides;
+  // Per (automaton, state, length bound) of a byte split: the tokens that stay inside the
+  // string, on first use, shared by the strings of one pattern or format. At most
+  // kMaxInsideBytes of them in all; past it, stepped each time.
+  struct InsideKey {
+    uint32_t dfa;
+    uint32_t state;
+    uint64_t max_length;  // UINT64_MAX: no token can reach the string's bound
+    bool operator==(const InsideKey&) const = default;
+  };
+  struct InsideKeyHash {
+    size_t operator()(const InsideKey& key) const {
+      const uint64_t h = (uint64_t{key.dfa} << 32 | key.state) * 0x9E3779B97F4A7C15ull;
+      return static_cast<size_t>(h ^ h >> 29 ^ key.max_length * 0xC2B2AE3D27D4EB4Full);
+    }
+  };
+  mutable std::unordered_map<InsideKey, std::shared_ptr<const StringInside>, InsideKeyHash> insides;
   // Per (object, pattern state) of a name under patternProperties: the tokens that stay inside
   // while no declared name is being written (SplitKey), on first use, in the same budget (as
   // the splits cut to a horizon of their own).
@@ -1619,14 +1632,20 @@ bool Matcher::State::StaysInside(const grammar::Frame& top, uint32_t token) {
 // use; null when so few tokens are safe (under 1 in 32, 4,000 of Llama 3's) that the
 // automaton prunes a walk early, which costs less than checking every closing token.
 const StringInside* Matcher::State::StringInsideOf(const grammar::Frame& top) {
-  const uint64_t key = uint64_t{top.spec} << 32 | top.a;
+  // A bound no token can reach (with what the automaton still needs after it) refuses none
+  // of them: such strings share the unbounded one's.
+  const grammar::StringSpec& spec = grammar.specs.values[top.spec].string;
+  const uint64_t reach =
+      uint64_t{grammar.index->string_classes[grammar::kLexNormal].max_inside_code_points} +
+      grammar.specs.dfa_reach[spec.dfa].max_to_accept;
+  const CompiledGrammar::Impl::InsideKey key{
+      spec.dfa, top.a, spec.max_length >= reach ? UINT64_MAX : spec.max_length};
   {
     std::lock_guard<std::mutex> lock(grammar.split_mutex);
     auto found = grammar.insides.find(key);
     if (found != grammar.insides.end()) return found->second.get();
   }
-  const uint32_t dfa = grammar.specs.values[top.spec].string.dfa;
-  auto tokens = SplitTokensOf(dfa, top.a);
+  auto tokens = SplitTokensOf(spec.dfa, top.a);
   if (tokens->safe_count < grammar.vocabulary->size() / 32) return nullptr;
   auto made = MakeStringInside(top, std::move(tokens));
   std::lock_guard<std::mutex> lock(grammar.split_mutex);

@@ -317,6 +317,19 @@ TEST(GrammarMask, NamesUnderMaxPropertiesEqualBruteForceOnLlama3) {
   EXPECT_GT(GreedyWalksEqualBruteForce(vocabulary, cases), 15u);
 }
 
+// One pattern in several strings, each under its own length bound: the tokens inside are
+// found once per bound a token can reach, and the unbounded string's serve the bound no token
+// reaches.
+TEST(GrammarMask, OnePatternUnderSeveralBoundsEqualBruteForceOnLlama3) {
+  auto vocabulary = test_data::Llama3Vocabulary();
+  if (vocabulary == nullptr) GTEST_SKIP() << test_data::kNoLlamaCpp;
+  const WalkCase cases[] = {
+      {R"({"type":"object","properties":{"b":{"type":"string","pattern":"^[a-z]+( [a-z]+)*$","maxLength":8},"a":{"type":"string","pattern":"^[a-z]+( [a-z]+)*$"},"c":{"type":"string","pattern":"^[a-z]+( [a-z]+)*$","maxLength":1000}},"required":["a","b","c"],"additionalProperties":false})",
+       R"({"b":"ab cd ef","a":"some words here","c":"more words to write"})"},
+  };
+  EXPECT_GT(GreedyWalksEqualBruteForce(vocabulary, cases), 15u);
+}
+
 // Declared names that the patterns also take, once written: the split decides names by the
 // patterns, and the tokens along the declared names are stepped instead.
 TEST(GrammarMask, WrittenNamesThePatternsTakeEqualBruteForceOnLlama3) {
