@@ -630,6 +630,10 @@ struct ClassTree {
   bool Merge(const FlatTrie& trie, const SplitTokens& tokens) {
     ends.reserve(trie.values.size());
     std::vector<uint32_t> at_depth(trie.max_depth + 1, 0);
+    // Per depth, the last (parent, class) looked up and its child: the next trie sibling of
+    // that class (the letters after `a`, say) finds its node there without a search.
+    std::vector<uint64_t> last_key(trie.max_depth + 1, 0);
+    std::vector<uint32_t> last_made(trie.max_depth + 1, kNone);
     for (size_t k = 0; k < tokens.stepped_roots.size(); ++k) {
       uint32_t node = 0;
       for (uint32_t p = tokens.stepped_path_begin[k]; p < tokens.stepped_path_begin[k + 1]; ++p) {
@@ -650,7 +654,12 @@ struct ClassTree {
           i = trie.skip[i];
           continue;
         }
-        const uint32_t made = Descend(above, byte);
+        const uint64_t key = uint64_t{above} * 256 + classes[byte] + 1;
+        if (last_key[depth] != key) {
+          last_key[depth] = key;
+          last_made[depth] = Descend(above, byte);
+        }
+        const uint32_t made = last_made[depth];
         if (made == kNone) return false;
         ++merged;
         for (uint32_t v = trie.begin[i]; v < trie.begin[i + 1]; ++v)

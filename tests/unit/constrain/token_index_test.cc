@@ -82,6 +82,27 @@ TEST(ClassTrie, BuiltOnlyAfterAWalkThatPrunedLittle) {
   }
   EXPECT_EQ(listed, with_blank);
   EXPECT_EQ(tokens.safe_count, vocabulary.size() - with_blank.size());
+
+  // Each token ends at the node whose path of classes is its bytes' classes, and no two
+  // children of a node share a class.
+  std::vector<std::string> path(built->size());
+  for (size_t i = 1; i < built->size(); ++i) {
+    size_t parent = i - 1;
+    while (built->depth[parent] + 1u != built->depth[i])
+      --parent;
+    path[i] = path[parent] + static_cast<char>(classes[built->byte[i]]);
+    for (size_t sibling = parent + 1; sibling < i; sibling = built->skip[sibling]) {
+      EXPECT_NE(classes[built->byte[sibling]], classes[built->byte[i]]) << "node " << i;
+    }
+  }
+  for (size_t i = 0; i < built->size(); ++i) {
+    for (uint32_t v = built->begin[i]; v < built->begin[i + 1]; ++v) {
+      std::string token_classes;
+      for (char c : vocabulary.bytes(built->values[v]))
+        token_classes += static_cast<char>(classes[static_cast<uint8_t>(c)]);
+      EXPECT_EQ(token_classes, path[i]) << "token " << built->values[v];
+    }
+  }
 }
 
 TEST(ClassTrie, NotBuiltWhereMergingSavesTooLittle) {
