@@ -129,6 +129,8 @@ size_t Specs::memory_bytes() const {
     total += trie.memory_bytes();
   for (const ByteDfa& dfa : dfas)
     total += dfa.memory_bytes();
+  for (const std::string& key : dfa_keys)
+    total += key.size();
   return total;
 }
 
@@ -620,7 +622,8 @@ Expected<uint32_t> Builder::Dfa(std::vector<RegexSource> sources, bool all_must_
   if (!dfa) return dfa.error();
   const auto id = static_cast<uint32_t>(specs_.dfas.size());
   specs_.dfas.push_back(all_must_match ? dfa->MatchingAllOnly() : std::move(*dfa));
-  dfa_memo_.emplace(key, id);
+  specs_.dfa_keys.push_back(key);
+  dfa_memo_.emplace(std::move(key), id);
   return id;
 }
 

@@ -233,6 +233,10 @@ struct Specs {
   std::vector<ObjectSpec> objects;
   std::vector<LiteralTrie> literal_sets;
   std::vector<ByteDfa> dfas;
+  // Per automaton: what it was compiled from (its sources, and whether all must match), the
+  // same text wherever the same automaton is compiled, so that what is derived from it can be
+  // shared by grammars.
+  std::vector<std::string> dfa_keys;
   std::vector<std::vector<ByteSet>> dfa_live_bytes;  // per automaton and state: bytes not dead
   // Per automaton and state: the fewest code points to a state where every source matches
   // (UINT32_MAX: none).

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <deque>
+#include <list>
 #include <mutex>
 #include <unordered_map>
 #include <utility>
@@ -82,6 +83,71 @@ struct StringInside {
            (by_need.size() + need_begin.size() + escaped.size()) * 4;
   }
 };
+
+namespace {
+
+// The StringInsides of every grammar of the process, by vocabulary, automaton (its sources),
+// state and length bound: a pattern or format that many schemas share (a date-time, an
+// e-mail address) is stepped through the vocabulary once. Within kMaxBytes, the least
+// recently used out. Thread-safe.
+class SharedInsides {
+ public:
+  struct Key {
+    uint64_t vocabulary;
+    std::string automaton;
+    uint32_t state;
+    uint64_t max_length;
+    bool operator==(const Key&) const = default;
+  };
+  static SharedInsides& Get() {
+    static SharedInsides* shared = new SharedInsides;  // never destroyed: used until exit
+    return *shared;
+  }
+  std::shared_ptr<const StringInside> Find(const Key& key) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto found = index_.find(key);
+    if (found == index_.end()) return nullptr;
+    entries_.splice(entries_.begin(), entries_, found->second);
+    return found->second->inside;
+  }
+  void Insert(Key key, std::shared_ptr<const StringInside> inside);
+
+ private:
+  static constexpr size_t kMaxBytes = size_t{64} << 20;
+  struct KeyHash {
+    size_t operator()(const Key& key) const {
+      const uint64_t h = (key.vocabulary ^ std::hash<std::string>{}(key.automaton) ^
+                          (uint64_t{key.state} << 32 | (key.max_length & 0xFFFFFFFF))) *
+                         0x9E3779B97F4A7C15ull;
+      return static_cast<size_t>(h ^ h >> 29);
+    }
+  };
+  struct Entry {
+    Key key;
+    std::shared_ptr<const StringInside> inside;
+    size_t bytes;
+  };
+  std::mutex mutex_;
+  std::list<Entry> entries_;  // most recently used first
+  std::unordered_map<Key, std::list<Entry>::iterator, KeyHash> index_;
+  size_t bytes_ = 0;
+};
+
+void SharedInsides::Insert(Key key, std::shared_ptr<const StringInside> inside) {
+  const size_t bytes = inside->memory_bytes() + key.automaton.size();
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (bytes > kMaxBytes || index_.contains(key)) return;
+  while (bytes_ + bytes > kMaxBytes) {
+    bytes_ -= entries_.back().bytes;
+    index_.erase(entries_.back().key);
+    entries_.pop_back();
+  }
+  entries_.push_front({std::move(key), std::move(inside), bytes});
+  index_.emplace(entries_.front().key, entries_.begin());
+  bytes_ += bytes;
+}
+
+}  // namespace
 
 CompiledGrammar::CompiledGrammar(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 CompiledGrammar::~CompiledGrammar() = default;
@@ -246,7 +312,7 @@ struct Matcher::State {
       const grammar::Frame& top, std::shared_ptr<const grammar::SplitTokens> tokens);
   void FinishStringInside(StringInside& made, uint32_t dfa, uint32_t state,
                           std::shared_ptr<const grammar::SplitTokens> tokens);
-  std::shared_ptr<StringInside> unkept_inside;  // one past the grammar's budget
+  std::shared_ptr<const StringInside> unkept_inside;  // one past the grammar's budget
   bool SplitKey(const grammar::Thread& thread, std::span<uint32_t> mask);
   const grammar::TokenMask* KeyInsideOf(const grammar::Thread& thread, uint32_t object_index);
   std::shared_ptr<const grammar::TokenMask> unkept_key_inside;  // one past the budget
@@ -1645,9 +1711,15 @@ const StringInside* Matcher::State::StringInsideOf(const grammar::Frame& top) {
     auto found = grammar.insides.find(key);
     if (found != grammar.insides.end()) return found->second.get();
   }
-  auto tokens = SplitTokensOf(spec.dfa, top.a);
-  if (tokens->safe_count < grammar.vocabulary->size() / 32) return nullptr;
-  auto made = MakeStringInside(top, std::move(tokens));
+  SharedInsides::Key shared_key{grammar.vocabulary->identity(), grammar.specs.dfa_keys[spec.dfa],
+                                top.a, key.max_length};
+  std::shared_ptr<const StringInside> made = SharedInsides::Get().Find(shared_key);
+  if (made == nullptr) {
+    auto tokens = SplitTokensOf(spec.dfa, top.a);
+    if (tokens->safe_count < grammar.vocabulary->size() / 32) return nullptr;
+    made = MakeStringInside(top, std::move(tokens));
+    SharedInsides::Get().Insert(std::move(shared_key), made);
+  }
   std::lock_guard<std::mutex> lock(grammar.split_mutex);
   auto found = grammar.insides.find(key);
   if (found != grammar.insides.end()) return found->second.get();

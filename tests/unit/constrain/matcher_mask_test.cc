@@ -319,13 +319,17 @@ TEST(GrammarMask, NamesUnderMaxPropertiesEqualBruteForceOnLlama3) {
 
 // One pattern in several strings, each under its own length bound: the tokens inside are
 // found once per bound a token can reach, and the unbounded string's serve the bound no token
-// reaches.
+// reaches; grammars of the same pattern share them.
 TEST(GrammarMask, OnePatternUnderSeveralBoundsEqualBruteForceOnLlama3) {
   auto vocabulary = test_data::Llama3Vocabulary();
   if (vocabulary == nullptr) GTEST_SKIP() << test_data::kNoLlamaCpp;
   const WalkCase cases[] = {
       {R"({"type":"object","properties":{"b":{"type":"string","pattern":"^[a-z]+( [a-z]+)*$","maxLength":8},"a":{"type":"string","pattern":"^[a-z]+( [a-z]+)*$"},"c":{"type":"string","pattern":"^[a-z]+( [a-z]+)*$","maxLength":1000}},"required":["a","b","c"],"additionalProperties":false})",
        R"({"b":"ab cd ef","a":"some words here","c":"more words to write"})"},
+      // The same pattern in grammars of their own, which share what the process found.
+      {R"({"type":"string","pattern":"^[a-z]+( [a-z]+)*$","maxLength":7})", R"("ab cd e")"},
+      {R"({"type":"string","pattern":"^[a-z]+( [a-z]+)*$"})", R"("some words here")"},
+      {R"({"type":"string","pattern":"^[a-z]+( [a-z]+)*$","maxLength":7})", R"("ab cd e")"},
   };
   EXPECT_GT(GreedyWalksEqualBruteForce(vocabulary, cases), 15u);
 }
