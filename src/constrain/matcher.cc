@@ -394,7 +394,22 @@ struct Matcher::State {
     bool escaped;
   };
   std::vector<NeedLevel> need_levels;
-  std::vector<NeedLevel> need_class_levels;               // per depth of a ClassTrie
+  std::vector<NeedLevel> need_class_levels;  // per depth of a ClassTrie
+  template <typename StepByte, typename OnToken>
+  size_t PlainSplitSubtrees(const grammar::SplitTokens& tokens, uint32_t dfa, uint64_t max_length,
+                            const NeedLevel& start, StepByte step, OnToken on_token);
+  std::vector<NeedLevel> plain_levels;  // per depth of PlainSplitSubtrees
+  struct PlainWalk {
+    const ByteDfa* automaton;
+    const uint32_t* to_accept;
+    uint64_t max_length;
+    size_t steps;
+  };
+  static bool PlainStep(NeedLevel& at, uint8_t byte, PlainWalk& walk);
+  // A byte the string lexer treats apart where it stands: a control, the quote, a backslash.
+  static bool LexerByte(const NeedLevel& at, uint8_t byte) {
+    return at.level.lexer == grammar::kLexNormal && (byte < 0x20 || byte == '"' || byte == '\\');
+  }
   std::vector<std::pair<uint32_t, uint32_t>> need_pairs;  // (need, token) of MakeStringInside
   std::vector<uint32_t> inside_words;                     // BoundedInside's stepped tokens that fit
   // SafeTokensWithin's safe tokens that surely fit, and those that may.
@@ -1777,9 +1792,12 @@ std::shared_ptr<StringInside> Matcher::State::MakeStringInside(
   }
   if (classes != nullptr) {
     StepClassTrie(*classes, start, need_class_levels, need_levels, step, on_token);
+  } else if (plain) {
+    steps += PlainSplitSubtrees(*tokens, dfa, grammar.specs.values[top.spec].string.max_length,
+                                start, step, on_token);
+    tokens->NoteWalk(partition, steps);
   } else {
     StepSplitSubtrees(*tokens, start, need_levels, step, on_token);
-    if (plain) tokens->NoteWalk(partition, steps);
   }
   FinishStringInside(*made, dfa, top.a, std::move(tokens));
   return made;
@@ -1857,6 +1875,74 @@ void Matcher::State::StepSplitSubtrees(const grammar::SplitTokens& tokens, const
     }
     if (alive) StepSubtree(tokens.stepped_roots[k], level, by_depth, step, on_token);
   }
+}
+
+// One byte of PlainSplitSubtrees, not one of the lexer's own (StepLevel and MakeStringInside's
+// step for it): false when it leaves the string.
+inline bool Matcher::State::PlainStep(NeedLevel& at, uint8_t byte, PlainWalk& walk) {
+  ++walk.steps;
+  StringLevel& level = at.level;
+  if (level.lexer == grammar::kLexNormal) {
+    if (byte >= 0x80 && !grammar::LeadState(byte, level.lexer)) return false;
+    if (++level.count > walk.max_length) return false;
+  } else if (!grammar::ContinuationState(level.lexer, byte)) {
+    return false;
+  }
+  level.dfa = walk.automaton->Step(level.dfa, byte);
+  if (level.dfa == kDeadState) return false;
+  const uint32_t left = walk.to_accept[level.dfa];
+  if (left == UINT32_MAX || uint64_t{level.count} + left > walk.max_length) return false;
+  at.need = std::max(at.need, level.count + left);
+  return true;
+}
+
+// StepSplitSubtrees for MakeStringInside from the lexer's plain state, with its step inline
+// (PlainStep): while no escape is stepped, a byte is a UTF-8 check, a count, a step of the
+// automaton and a need. Below the lexer's own bytes (a backslash, say), `step` and `on_token`
+// take the subtree. Returns the bytes stepped here.
+template <typename StepByte, typename OnToken>
+size_t Matcher::State::PlainSplitSubtrees(const grammar::SplitTokens& tokens, uint32_t dfa,
+                                          uint64_t max_length, const NeedLevel& start,
+                                          StepByte step, OnToken on_token) {
+  const grammar::FlatTrie& trie = grammar.index->trie;
+  PlainWalk walk{&grammar.specs.dfas[dfa], grammar.specs.dfa_min_to_accept[dfa].data(), max_length,
+                 0};
+  if (plain_levels.size() < trie.max_depth + 1) plain_levels.resize(trie.max_depth + 1);
+  for (size_t k = 0; k < tokens.stepped_roots.size(); ++k) {
+    NeedLevel level = start;
+    bool alive = true;
+    bool generic = false;
+    for (uint32_t p = tokens.stepped_path_begin[k]; alive && p < tokens.stepped_path_begin[k + 1];
+         ++p) {
+      const auto byte = static_cast<uint8_t>(tokens.stepped_paths[p]);
+      generic = generic || LexerByte(level, byte);
+      alive = generic ? step(level, byte) : PlainStep(level, byte, walk);
+    }
+    const uint32_t root = tokens.stepped_roots[k];
+    if (!alive) continue;
+    if (generic || level.escaped) {
+      StepSubtree(root, level, need_levels, step, on_token);
+      continue;
+    }
+    plain_levels[trie.depth[root] - 1u] = level;
+    for (size_t i = root; i < trie.skip[root];) {
+      const size_t depth = trie.depth[i];
+      NeedLevel at = plain_levels[depth - 1];
+      const uint8_t byte = trie.byte[i];
+      if (LexerByte(at, byte)) {
+        StepSubtree(i, at, need_levels, step, on_token);
+        i = trie.skip[i];
+      } else if (!PlainStep(at, byte, walk)) {
+        i = trie.skip[i];
+      } else {
+        for (uint32_t v = trie.begin[i]; v < trie.begin[i + 1]; ++v)
+          on_token(trie.values[v], at);
+        plain_levels[depth] = at;
+        ++i;
+      }
+    }
+  }
+  return walk.steps;
 }
 
 // The tokens of a ClassTrie, each node's byte through `step` from `start` (a level per depth
