@@ -86,6 +86,24 @@ struct StringInside {
 
 namespace {
 
+// The (need, token) pairs of MakeStringInside's walk, up to one per token: scratch that keeps
+// its room between the matchers of a thread. A thread's first matcher makes room for the
+// whole vocabulary (ReadyScratch), so that no mask step touches fresh memory for it: on some
+// virtual machines a page's first touch costs about 12 us, and Llama 3 needs 250 pages here.
+std::vector<std::pair<uint32_t, uint32_t>>& NeedPairs() {
+  thread_local std::vector<std::pair<uint32_t, uint32_t>> pairs;
+  return pairs;
+}
+
+void ReadyScratch(size_t tokens) {
+  auto& pairs = NeedPairs();
+  if (pairs.capacity() < tokens) {
+    pairs.resize(tokens);  // written once, so that its pages are the process's already
+    pairs.clear();
+  }
+  grammar::ReadyClassTrieScratch(tokens);
+}
+
 // The StringInsides of every grammar of the process, by vocabulary, automaton (its sources),
 // state and length bound: a pattern or format that many schemas share (a date-time, an
 // e-mail address) is stepped through the vocabulary once. Within kMaxBytes, the least
@@ -194,6 +212,7 @@ struct Matcher::State {
   explicit State(const CompiledGrammar::Impl& impl)
       : grammar(impl), runtime(impl.specs, impl.options) {
     runtime.Start(current);
+    if (impl.vocabulary != nullptr) ReadyScratch(impl.vocabulary->size());
   }
   State(const State& other)
       : grammar(other.grammar),
@@ -410,8 +429,7 @@ struct Matcher::State {
   static bool LexerByte(const NeedLevel& at, uint8_t byte) {
     return at.level.lexer == grammar::kLexNormal && (byte < 0x20 || byte == '"' || byte == '\\');
   }
-  std::vector<std::pair<uint32_t, uint32_t>> need_pairs;  // (need, token) of MakeStringInside
-  std::vector<uint32_t> inside_words;                     // BoundedInside's stepped tokens that fit
+  std::vector<uint32_t> inside_words;  // BoundedInside's stepped tokens that fit
   // SafeTokensWithin's safe tokens that surely fit, and those that may.
   std::vector<uint32_t> certain_words;
   std::vector<uint32_t> band_words;
@@ -1757,6 +1775,7 @@ std::shared_ptr<StringInside> Matcher::State::MakeStringInside(
   const size_t depths = grammar.index->trie.max_depth + 1;
   if (need_levels.size() < depths) need_levels.resize(depths);
   if (need_class_levels.size() < depths) need_class_levels.resize(depths);
+  auto& need_pairs = NeedPairs();
   need_pairs.clear();
   grammar::Frame frame = top;
   size_t steps = 0;
@@ -1806,6 +1825,7 @@ std::shared_ptr<StringInside> Matcher::State::MakeStringInside(
 // The masks of a StringInside from its stepped tokens, and its safe tokens' need.
 void Matcher::State::FinishStringInside(StringInside& made, uint32_t dfa, uint32_t state,
                                         std::shared_ptr<const grammar::SplitTokens> tokens) {
+  const auto& need_pairs = NeedPairs();  // MakeStringInside's
   const size_t words = grammar.vocabulary->mask_words();
   std::vector<uint32_t> stepped(words, 0);
   for (auto [need, token] : need_pairs)

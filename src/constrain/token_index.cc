@@ -594,20 +594,46 @@ size_t ClassTrie::memory_bytes() const {
 
 namespace {
 
-// A ClassTrie as it is merged: each node's children in a list (first_child, next_sibling).
+// The room of a ClassTree, kept per thread between builds (see ReadyClassTrieScratch).
+struct ClassTreeRoom {
+  std::vector<uint32_t> first_child;
+  std::vector<uint32_t> next_sibling;
+  std::vector<uint32_t> parent;
+  std::vector<uint8_t> byte_of;
+  std::vector<std::pair<uint32_t, uint32_t>> ends;
+  std::vector<std::pair<uint32_t, uint32_t>> raws;
+  std::vector<uint32_t> subtree;  // Flatten's
+  std::vector<uint32_t> order;
+};
+
+ClassTreeRoom& ThreadClassTreeRoom() {
+  thread_local ClassTreeRoom room;
+  return room;
+}
+
+// A ClassTrie as it is merged: each node's children in a list (first_child, next_sibling), in
+// the thread's room.
 struct ClassTree {
   static constexpr size_t kMaxNodes = size_t{1} << 20;
   ClassTree(const std::array<uint8_t, 256>& partition, size_t node_bound)
-      : classes(partition), max_nodes(std::min(node_bound, kMaxNodes)) {}
+      : classes(partition), max_nodes(std::min(node_bound, kMaxNodes)) {
+    first_child.assign(1, kNone);
+    next_sibling.assign(1, kNone);
+    parent.assign(1, kNone);
+    byte_of.assign(1, 0);
+    ends.clear();
+    raws.clear();
+  }
   const std::array<uint8_t, 256>& classes;
   const size_t max_nodes;
-  std::vector<uint32_t> first_child{kNone};
-  std::vector<uint32_t> next_sibling{kNone};
-  std::vector<uint32_t> parent{kNone};
-  std::vector<uint8_t> byte_of{0};
-  std::vector<std::pair<uint32_t, uint32_t>> ends;  // (node, token)
-  std::vector<std::pair<uint32_t, uint32_t>> raws;  // (node, FlatTrie node)
-  size_t merged = 0;                                // byte steps the merged nodes stand for
+  ClassTreeRoom& room = ThreadClassTreeRoom();
+  std::vector<uint32_t>& first_child = room.first_child;
+  std::vector<uint32_t>& next_sibling = room.next_sibling;
+  std::vector<uint32_t>& parent = room.parent;
+  std::vector<uint8_t>& byte_of = room.byte_of;
+  std::vector<std::pair<uint32_t, uint32_t>>& ends = room.ends;  // (node, token)
+  std::vector<std::pair<uint32_t, uint32_t>>& raws = room.raws;  // (node, FlatTrie node)
+  size_t merged = 0;  // byte steps the merged nodes stand for
 
   // The child of `node` for `byte`'s class, made when missing; kNone past max_nodes.
   uint32_t Descend(uint32_t node, uint8_t byte) {
@@ -675,14 +701,16 @@ struct ClassTree {
   // come after their parents.
   std::shared_ptr<ClassTrie> Flatten() const {
     const size_t n = byte_of.size();
-    std::vector<uint32_t> subtree(n, 1);
+    std::vector<uint32_t>& subtree = room.subtree;
+    subtree.assign(n, 1);
     for (size_t i = n - 1; i > 0; --i)
       subtree[parent[i]] += subtree[i];
     auto out = std::make_shared<ClassTrie>();
     out->byte.resize(n);
     out->depth.resize(n);
     out->skip.resize(n);
-    std::vector<uint32_t> order(n, 0);  // merged node -> flat index
+    std::vector<uint32_t>& order = room.order;  // merged node -> flat index
+    order.assign(n, 0);
     std::vector<uint32_t> stack{0};
     uint32_t next = 0;
     while (!stack.empty()) {
@@ -719,6 +747,22 @@ struct ClassTree {
 };
 
 }  // namespace
+
+void ReadyClassTrieScratch(size_t tokens) {
+  ClassTreeRoom& room = ThreadClassTreeRoom();
+  if (room.ends.capacity() >= tokens) return;
+  // Written once, so that a build touches no fresh page for them: every token ends at most
+  // once, and a merged trie holds at most a node per token in practice (a third of its bytes).
+  auto ready = [](auto& vector, size_t size) {
+    vector.resize(size);
+    vector.clear();
+  };
+  ready(room.ends, tokens);
+  for (auto* nodes :
+       {&room.first_child, &room.next_sibling, &room.parent, &room.subtree, &room.order})
+    ready(*nodes, tokens);
+  ready(room.byte_of, tokens);
+}
 
 std::shared_ptr<const ClassTrie> ClassTrie::Build(const FlatTrie& trie, const SplitTokens& tokens,
                                                   const std::array<uint8_t, 256>& classes) {

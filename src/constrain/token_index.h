@@ -253,6 +253,11 @@ struct ClassTrie {
                                                 const std::array<uint8_t, 256>& classes);
 };
 
+// Makes room, in the calling thread, for ClassTrie builds over a vocabulary of `tokens`
+// tokens (kept between builds, about 26 bytes a token), so that a build in a later mask step
+// touches no fresh memory for its scratch.
+void ReadyClassTrieScratch(size_t tokens);
+
 struct VocabIndex {
   std::shared_ptr<const Vocabulary> vocabulary;
   FlatTrie trie;                            // every allowed (non-special) token
