@@ -254,7 +254,7 @@ struct ClassTrie {
 };
 
 // Makes room, in the calling thread, for ClassTrie builds over a vocabulary of `tokens`
-// tokens (kept between builds, about 26 bytes a token), so that a build in a later mask step
+// tokens (kept between builds, about 29 bytes a token), so that a build in a later mask step
 // touches no fresh memory for its scratch.
 void ReadyClassTrieScratch(size_t tokens);
 
