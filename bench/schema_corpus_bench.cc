@@ -223,6 +223,7 @@ int main(int argc, char** argv) {
   const auto index_start = Clock::now();
   (void)CompiledGrammar::Compile(crux::constrain::AnyJsonSchema(), vocab);  // builds the index
   const double index_ms = Micros(index_start) / 1000;
+  Matcher::PrepareThread(*vocab);  // as a server's engine thread does before its first mask
   std::vector<std::filesystem::path> paths;
   for (const auto& entry : std::filesystem::directory_iterator(argv[2])) {
     if (entry.path().extension() == ".json" &&

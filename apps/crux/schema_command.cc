@@ -309,6 +309,7 @@ int RunBench(const SchemaFlags& flags) {
   if (!loaded.ok()) return Fail("--vocab " + flags.vocab_file + ": " + loaded.error().message());
   auto vocab = std::make_shared<const Vocabulary>(std::move(*loaded));
   const TokenIndex index(*vocab);
+  Matcher::PrepareThread(*vocab);  // as a server's engine thread does before its first mask
   const std::string_view instance = TrimEnd(*instance_text);
   std::vector<uint32_t> mask(vocab->mask_words());
   BenchSamples samples;

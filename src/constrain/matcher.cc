@@ -87,9 +87,9 @@ struct StringInside {
 namespace {
 
 // The (need, token) pairs of MakeStringInside's walk, up to one per token: scratch that keeps
-// its room between the matchers of a thread. A thread's first matcher makes room for the
-// whole vocabulary (ReadyScratch), so that no mask step touches fresh memory for it: on some
-// virtual machines a page's first touch costs about 12 us, and Llama 3 needs 250 pages here.
+// its room between the matchers of a thread. Matcher::PrepareThread makes room for the whole
+// vocabulary, so that no mask step touches fresh memory for it: on some virtual machines a
+// page's first touch costs about 12 us, and Llama 3 needs 250 pages here.
 std::vector<std::pair<uint32_t, uint32_t>>& NeedPairs() {
   thread_local std::vector<std::pair<uint32_t, uint32_t>> pairs;
   return pairs;
@@ -167,6 +167,10 @@ void SharedInsides::Insert(Key key, std::shared_ptr<const StringInside> inside) 
 
 }  // namespace
 
+void Matcher::PrepareThread(const Vocabulary& vocabulary) {
+  ReadyScratch(vocabulary.size());
+}
+
 CompiledGrammar::CompiledGrammar(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 CompiledGrammar::~CompiledGrammar() = default;
 
@@ -212,7 +216,6 @@ struct Matcher::State {
   explicit State(const CompiledGrammar::Impl& impl)
       : grammar(impl), runtime(impl.specs, impl.options) {
     runtime.Start(current);
-    if (impl.vocabulary != nullptr) ReadyScratch(impl.vocabulary->size());
   }
   State(const State& other)
       : grammar(other.grammar),

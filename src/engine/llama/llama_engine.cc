@@ -16,6 +16,7 @@
 
 #include "crux/base/common_prefix.h"
 #include "crux/base/utf8.h"
+#include "crux/constrain/matcher.h"
 #include "crux/constrain/vocab.h"
 #include "crux/engine/prompt_tokenizer.h"
 #include "crux/engine/sampler.h"
@@ -298,6 +299,8 @@ bool LlamaEngine::WaitForWork() {
 }
 
 void LlamaEngine::Loop() {
+  // Masks are filled here: their scratch is made ready before the first request.
+  if (vocabulary_ != nullptr) constrain::Matcher::PrepareThread(*vocabulary_);
   while (WaitForWork()) {
     Reap();
     Assign();
