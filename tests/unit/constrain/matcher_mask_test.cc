@@ -9,6 +9,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "crux/constrain/matcher.h"
@@ -332,6 +333,25 @@ TEST(GrammarMask, OnePatternUnderSeveralBoundsEqualBruteForceOnLlama3) {
       {R"({"type":"string","pattern":"^[a-z]+( [a-z]+)*$","maxLength":7})", R"("ab cd e")"},
   };
   EXPECT_GT(GreedyWalksEqualBruteForce(vocabulary, cases), 15u);
+}
+
+// A thread whose scratch was made ready for the whole vocabulary (as an engine thread's is)
+// gives the same masks: walks of patterns whose splits leave many tokens to step, one after
+// the other, reuse the scratch without reading what an earlier walk left in it.
+TEST(GrammarMask, PreparedThreadEqualsBruteForceOnLlama3) {
+  auto vocabulary = test_data::Llama3Vocabulary();
+  if (vocabulary == nullptr) GTEST_SKIP() << test_data::kNoLlamaCpp;
+  const WalkCase cases[] = {
+      {R"({"type":"string","pattern":"^(?:\\S+\\s+){0,3}\\S+$"})", R"("two words")"},
+      {R"({"type":"string","pattern":"^[^,:&]+:[^,:&]*$","maxLength":12})", R"("key: value")"},
+  };
+  size_t compared = 0;
+  std::thread engine([&] {
+    Matcher::PrepareThread(*vocabulary);
+    compared = GreedyWalksEqualBruteForce(vocabulary, cases);
+  });
+  engine.join();
+  EXPECT_GT(compared, 8u);
 }
 
 // Declared names that the patterns also take, once written: the split decides names by the
