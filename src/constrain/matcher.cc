@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <bit>
 #include <deque>
-#include <list>
 #include <mutex>
 #include <unordered_map>
 #include <utility>
 
+#include "byte_lru.h"
 #include "grammar_runtime.h"
 #include "grammar_specs.h"
 #include "json_util.h"
@@ -106,63 +106,31 @@ void ReadyScratch(size_t tokens) {
 
 // The StringInsides of every grammar of the process, by vocabulary, automaton (its sources),
 // state and length bound: a pattern or format that many schemas share (a date-time, an
-// e-mail address) is stepped through the vocabulary once. Within kMaxBytes, the least
-// recently used out. Thread-safe.
-class SharedInsides {
- public:
-  struct Key {
-    uint64_t vocabulary;
-    std::string automaton;
-    uint32_t state;
-    uint64_t max_length;
-    bool operator==(const Key&) const = default;
-  };
-  static SharedInsides& Get() {
-    static SharedInsides* shared = new SharedInsides;  // never destroyed: used until exit
-    return *shared;
-  }
-  std::shared_ptr<const StringInside> Find(const Key& key) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    const auto found = index_.find(key);
-    if (found == index_.end()) return nullptr;
-    entries_.splice(entries_.begin(), entries_, found->second);
-    return found->second->inside;
-  }
-  void Insert(Key key, std::shared_ptr<const StringInside> inside);
-
- private:
-  static constexpr size_t kMaxBytes = size_t{64} << 20;
-  struct KeyHash {
-    size_t operator()(const Key& key) const {
-      const uint64_t h = (key.vocabulary ^ std::hash<std::string>{}(key.automaton) ^
-                          (uint64_t{key.state} << 32 | (key.max_length & 0xFFFFFFFF))) *
-                         0x9E3779B97F4A7C15ull;
-      return static_cast<size_t>(h ^ h >> 29);
-    }
-  };
-  struct Entry {
-    Key key;
-    std::shared_ptr<const StringInside> inside;
-    size_t bytes;
-  };
-  std::mutex mutex_;
-  std::list<Entry> entries_;  // most recently used first
-  std::unordered_map<Key, std::list<Entry>::iterator, KeyHash> index_;
-  size_t bytes_ = 0;
+// e-mail address) is stepped through the vocabulary once. Within kSharedInsideBytes, the least
+// recently used out.
+struct SharedInsideKey {
+  uint64_t vocabulary;
+  std::string automaton;
+  uint32_t state;
+  uint64_t max_length;
+  bool operator==(const SharedInsideKey&) const = default;
 };
-
-void SharedInsides::Insert(Key key, std::shared_ptr<const StringInside> inside) {
-  const size_t bytes = inside->memory_bytes() + key.automaton.size();
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (bytes > kMaxBytes || index_.contains(key)) return;
-  while (bytes_ + bytes > kMaxBytes) {
-    bytes_ -= entries_.back().bytes;
-    index_.erase(entries_.back().key);
-    entries_.pop_back();
+struct SharedInsideKeyHash {
+  size_t operator()(const SharedInsideKey& key) const {
+    const uint64_t h = (key.vocabulary ^ std::hash<std::string>{}(key.automaton) ^
+                        (uint64_t{key.state} << 32 | (key.max_length & 0xFFFFFFFF))) *
+                       0x9E3779B97F4A7C15ull;
+    return static_cast<size_t>(h ^ h >> 29);
   }
-  entries_.push_front({std::move(key), std::move(inside), bytes});
-  index_.emplace(entries_.front().key, entries_.begin());
-  bytes_ += bytes;
+};
+using SharedInsides =
+    ByteLru<SharedInsideKey, std::shared_ptr<const StringInside>, SharedInsideKeyHash>;
+
+constexpr size_t kSharedInsideBytes = size_t{64} << 20;
+
+SharedInsides& Shared() {
+  static auto* shared = new SharedInsides(kSharedInsideBytes);  // never destroyed: used until exit
+  return *shared;
 }
 
 }  // namespace
@@ -417,17 +385,12 @@ struct Matcher::State {
   };
   std::vector<NeedLevel> need_levels;
   std::vector<NeedLevel> need_class_levels;  // per depth of a ClassTrie
-  template <typename StepByte, typename OnToken>
-  size_t PlainSplitSubtrees(const grammar::SplitTokens& tokens, uint32_t dfa, uint64_t max_length,
-                            const NeedLevel& start, StepByte step, OnToken on_token);
-  std::vector<NeedLevel> plain_levels;  // per depth of PlainSplitSubtrees
   struct PlainWalk {
     const ByteDfa* automaton;
     const uint32_t* to_accept;
     uint64_t max_length;
-    size_t steps;
   };
-  static bool PlainStep(NeedLevel& at, uint8_t byte, PlainWalk& walk);
+  static bool PlainStep(NeedLevel& at, uint8_t byte, const PlainWalk& walk);
   // A byte the string lexer treats apart where it stands: a control, the quote, a backslash.
   static bool LexerByte(const NeedLevel& at, uint8_t byte) {
     return at.level.lexer == grammar::kLexNormal && (byte < 0x20 || byte == '"' || byte == '\\');
@@ -1747,14 +1710,15 @@ const StringInside* Matcher::State::StringInsideOf(const grammar::Frame& top) {
     auto found = grammar.insides.find(key);
     if (found != grammar.insides.end()) return found->second.get();
   }
-  SharedInsides::Key shared_key{grammar.vocabulary->identity(), grammar.specs.dfa_keys[spec.dfa],
-                                top.a, key.max_length};
-  std::shared_ptr<const StringInside> made = SharedInsides::Get().Find(shared_key);
+  SharedInsideKey shared_key{grammar.vocabulary->identity(), grammar.specs.dfa_keys[spec.dfa],
+                             top.a, key.max_length};
+  std::shared_ptr<const StringInside> made = Shared().Find(shared_key).value_or(nullptr);
   if (made == nullptr) {
     auto tokens = SplitTokensOf(spec.dfa, top.a);
     if (tokens->safe_count < grammar.vocabulary->size() / 32) return nullptr;
     made = MakeStringInside(top, std::move(tokens));
-    SharedInsides::Get().Insert(std::move(shared_key), made);
+    const size_t bytes = made->memory_bytes() + shared_key.automaton.size();
+    Shared().Insert(std::move(shared_key), made, bytes);
   }
   std::lock_guard<std::mutex> lock(grammar.split_mutex);
   auto found = grammar.insides.find(key);
@@ -1782,9 +1746,12 @@ std::shared_ptr<StringInside> Matcher::State::MakeStringInside(
   need_pairs.clear();
   grammar::Frame frame = top;
   size_t steps = 0;
+  const PlainWalk walk{automaton, to_accept, grammar.specs.values[top.spec].string.max_length};
   auto step = [&](NeedLevel& at, uint8_t byte) {
     ++steps;
     const StringLevel& level = at.level;
+    // Text in UTF-8 (not an escape, a quote or a control byte) takes the inline step.
+    if (level.lexer < grammar::kLexEscape && !LexerByte(at, byte)) return PlainStep(at, byte, walk);
     at.escaped =
         at.escaped ||
         ((level.lexer < grammar::kLexCont1 || level.lexer >= grammar::kLexEscape) &&
@@ -1814,12 +1781,9 @@ std::shared_ptr<StringInside> Matcher::State::MakeStringInside(
   }
   if (classes != nullptr) {
     StepClassTrie(*classes, start, need_class_levels, need_levels, step, on_token);
-  } else if (plain) {
-    steps += PlainSplitSubtrees(*tokens, dfa, grammar.specs.values[top.spec].string.max_length,
-                                start, step, on_token);
-    tokens->NoteWalk(partition, steps);
   } else {
     StepSplitSubtrees(*tokens, start, need_levels, step, on_token);
+    if (plain) tokens->NoteWalk(partition, steps);
   }
   FinishStringInside(*made, dfa, top.a, std::move(tokens));
   return made;
@@ -1900,10 +1864,9 @@ void Matcher::State::StepSplitSubtrees(const grammar::SplitTokens& tokens, const
   }
 }
 
-// One byte of PlainSplitSubtrees, not one of the lexer's own (StepLevel and MakeStringInside's
-// step for it): false when it leaves the string.
-inline bool Matcher::State::PlainStep(NeedLevel& at, uint8_t byte, PlainWalk& walk) {
-  ++walk.steps;
+// MakeStringInside's step for a byte of UTF-8 text (StepLevel's inline path, with the need
+// taken on the way): a UTF-8 check, the count, the automaton. False when it leaves the string.
+inline bool Matcher::State::PlainStep(NeedLevel& at, uint8_t byte, const PlainWalk& walk) {
   StringLevel& level = at.level;
   if (level.lexer == grammar::kLexNormal) {
     if (byte >= 0x80 && !grammar::LeadState(byte, level.lexer)) return false;
@@ -1917,55 +1880,6 @@ inline bool Matcher::State::PlainStep(NeedLevel& at, uint8_t byte, PlainWalk& wa
   if (left == UINT32_MAX || uint64_t{level.count} + left > walk.max_length) return false;
   at.need = std::max(at.need, level.count + left);
   return true;
-}
-
-// StepSplitSubtrees for MakeStringInside from the lexer's plain state, with its step inline
-// (PlainStep): while no escape is stepped, a byte is a UTF-8 check, a count, a step of the
-// automaton and a need. Below the lexer's own bytes (a backslash, say), `step` and `on_token`
-// take the subtree. Returns the bytes stepped here.
-template <typename StepByte, typename OnToken>
-size_t Matcher::State::PlainSplitSubtrees(const grammar::SplitTokens& tokens, uint32_t dfa,
-                                          uint64_t max_length, const NeedLevel& start,
-                                          StepByte step, OnToken on_token) {
-  const grammar::FlatTrie& trie = grammar.index->trie;
-  PlainWalk walk{&grammar.specs.dfas[dfa], grammar.specs.dfa_min_to_accept[dfa].data(), max_length,
-                 0};
-  if (plain_levels.size() < trie.max_depth + 1) plain_levels.resize(trie.max_depth + 1);
-  for (size_t k = 0; k < tokens.stepped_roots.size(); ++k) {
-    NeedLevel level = start;
-    bool alive = true;
-    bool generic = false;
-    for (uint32_t p = tokens.stepped_path_begin[k]; alive && p < tokens.stepped_path_begin[k + 1];
-         ++p) {
-      const auto byte = static_cast<uint8_t>(tokens.stepped_paths[p]);
-      generic = generic || LexerByte(level, byte);
-      alive = generic ? step(level, byte) : PlainStep(level, byte, walk);
-    }
-    const uint32_t root = tokens.stepped_roots[k];
-    if (!alive) continue;
-    if (generic || level.escaped) {
-      StepSubtree(root, level, need_levels, step, on_token);
-      continue;
-    }
-    plain_levels[trie.depth[root] - 1u] = level;
-    for (size_t i = root; i < trie.skip[root];) {
-      const size_t depth = trie.depth[i];
-      NeedLevel at = plain_levels[depth - 1];
-      const uint8_t byte = trie.byte[i];
-      if (LexerByte(at, byte)) {
-        StepSubtree(i, at, need_levels, step, on_token);
-        i = trie.skip[i];
-      } else if (!PlainStep(at, byte, walk)) {
-        i = trie.skip[i];
-      } else {
-        for (uint32_t v = trie.begin[i]; v < trie.begin[i + 1]; ++v)
-          on_token(trie.values[v], at);
-        plain_levels[depth] = at;
-        ++i;
-      }
-    }
-  }
-  return walk.steps;
 }
 
 // The tokens of a ClassTrie, each node's byte through `step` from `start` (a level per depth
