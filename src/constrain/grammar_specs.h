@@ -249,6 +249,11 @@ struct Specs {
   size_t memory_bytes() const;
 };
 
+// Empties the process's token sets of automaton states (shared by every grammar whose automaton
+// has the same Specs::dfa_keys text; matcher.cc), as ClearAutomatonCache does with the
+// automata they derive from.
+void ClearSharedStringInsides();
+
 // Compiles `schema` into grammar tables. Errors: kLimit past kMaxGrammarAlternatives or
 // kMaxGrammarSpecs, or when an automaton is too large; kUnsupported when a pattern cannot be
 // compiled.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <deque>
 #include <mutex>
 #include <unordered_map>
@@ -128,6 +129,12 @@ using SharedInsides =
 
 constexpr size_t kSharedInsideBytes = size_t{64} << 20;
 
+// No token set is made ahead (GrammarOptions::precompute_us) past this from the start of a
+// schema's compile (CompileSchema's time included; the vocabulary index, built by the first
+// compile on a vocabulary, not), or past the budget itself where it is longer, so that a large
+// grammar's compile stays within its bound.
+constexpr auto kPrecomputeUntil = std::chrono::milliseconds(25);
+
 SharedInsides& Shared() {
   static auto* shared = new SharedInsides(kSharedInsideBytes);  // never destroyed: used until exit
   return *shared;
@@ -135,31 +142,16 @@ SharedInsides& Shared() {
 
 }  // namespace
 
+void grammar::ClearSharedStringInsides() {
+  Shared().Clear();
+}
+
 void Matcher::PrepareThread(const Vocabulary& vocabulary) {
   ReadyScratch(vocabulary.size());
 }
 
 CompiledGrammar::CompiledGrammar(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 CompiledGrammar::~CompiledGrammar() = default;
-
-Expected<std::shared_ptr<const CompiledGrammar>> CompiledGrammar::Compile(
-    const SchemaIr& schema, std::shared_ptr<const Vocabulary> vocabulary,
-    const GrammarOptions& options) {
-  auto specs = grammar::BuildSpecs(schema, options);
-  if (!specs) return specs.error();
-  auto impl = std::make_unique<Impl>();
-  impl->specs = std::move(*specs);
-  impl->options = options;
-  if (vocabulary != nullptr) {
-    impl->index = grammar::IndexFor(vocabulary);
-    impl->text_mask.assign(vocabulary->mask_words(), 0);
-    for (uint32_t id = 0; id < vocabulary->size(); ++id) {
-      if (!vocabulary->is_special(id)) impl->text_mask[id / 32] |= 1u << (id % 32);
-    }
-  }
-  impl->vocabulary = std::move(vocabulary);
-  return std::shared_ptr<const CompiledGrammar>(std::make_shared<CompiledGrammar>(std::move(impl)));
-}
 
 const std::vector<NotEnforced>& CompiledGrammar::not_enforced() const {
   return impl_->specs.not_enforced;
@@ -171,7 +163,9 @@ const GrammarOptions& CompiledGrammar::options() const {
   return impl_->options;
 }
 size_t CompiledGrammar::memory_bytes() const {
-  return sizeof(Impl) + impl_->specs.memory_bytes() + impl_->text_mask.size() * 4;
+  std::lock_guard<std::mutex> lock(impl_->split_mutex);
+  return sizeof(Impl) + impl_->specs.memory_bytes() + impl_->text_mask.size() * 4 +
+         impl_->inside_bytes;
 }
 
 // ---- Matcher state -------------------------------------------------------------------------
@@ -298,6 +292,10 @@ struct Matcher::State {
   bool StaysInside(const grammar::Frame& top, uint32_t token);
   bool AdmitBand(const grammar::Frame& top, std::span<uint32_t> mask, size_t most_stepped);
   const StringInside* StringInsideOf(const grammar::Frame& top);
+  void PrecomputeStrings(std::chrono::steady_clock::time_point deadline);
+  struct PendingStates;
+  std::vector<PendingStates> StringsToPrecompute() const;
+  void PrecomputeState(PendingStates& p, uint32_t state);
   std::shared_ptr<StringInside> MakeStringInside(
       const grammar::Frame& top, std::shared_ptr<const grammar::SplitTokens> tokens);
   void FinishStringInside(StringInside& made, uint32_t dfa, uint32_t state,
@@ -422,6 +420,40 @@ struct Matcher::State {
       mask[token / 32] |= 1u << (token % 32);
   }
 };
+
+Expected<std::shared_ptr<const CompiledGrammar>> CompiledGrammar::Compile(
+    const SchemaIr& schema, std::shared_ptr<const Vocabulary> vocabulary,
+    const GrammarOptions& options) {
+  const auto specs_start = std::chrono::steady_clock::now();
+  auto specs = grammar::BuildSpecs(schema, options);
+  if (!specs) return specs.error();
+  auto impl = std::make_unique<Impl>();
+  impl->specs = std::move(*specs);
+  impl->options = options;
+  // The schema's compile began before CompileSchema's time; the vocabulary index's build, where
+  // this compile makes it, does not count.
+  auto compile_start = specs_start - std::chrono::microseconds(schema.compile_us);
+  if (vocabulary != nullptr) {
+    const auto index_start = std::chrono::steady_clock::now();
+    impl->index = grammar::IndexFor(vocabulary);
+    compile_start += std::chrono::steady_clock::now() - index_start;  // built once per vocabulary
+    impl->text_mask.assign(vocabulary->mask_words(), 0);
+    for (uint32_t id = 0; id < vocabulary->size(); ++id) {
+      if (!vocabulary->is_special(id)) impl->text_mask[id / 32] |= 1u << (id % 32);
+    }
+  }
+  const bool precompute = vocabulary != nullptr && options.precompute_us > 0;
+  impl->vocabulary = std::move(vocabulary);
+  auto grammar = std::make_shared<const CompiledGrammar>(std::move(impl));
+  if (precompute) {
+    const auto now = std::chrono::steady_clock::now();
+    const auto budget = std::chrono::microseconds(options.precompute_us);
+    Matcher(grammar).state_->PrecomputeStrings(
+        std::min(now + budget,
+                 compile_start + std::max<std::chrono::microseconds>(kPrecomputeUntil, budget)));
+  }
+  return std::shared_ptr<const CompiledGrammar>(std::move(grammar));
+}
 
 Matcher::Matcher(std::shared_ptr<const CompiledGrammar> grammar)
     : grammar_(std::move(grammar)), state_(std::make_unique<State>(grammar_->impl())) {}
@@ -1474,8 +1506,9 @@ void Matcher::State::ForDeclaredPathTokens(const grammar::Thread& t, const gramm
 // The tokens that stay inside a name of object `object_index` (closed, under
 // patternProperties) from its pattern's state in the key on top of `t`, as if no declared
 // name were being written: the tokens of the state's safe bytes, and those of the split's
-// other subtrees that step as the key pair. Computed on first use and kept with the grammar;
-// null when so few tokens are safe that a walk costs less.
+// other subtrees that step as the key pair. Made ahead at compile time or on first use, and
+// kept with the grammar (never null: even where few tokens are safe, a walk of the key costs
+// as much as making the set once, on every fill).
 const grammar::TokenMask* Matcher::State::KeyInsideOf(const grammar::Thread& t,
                                                       uint32_t object_index) {
   const grammar::Frame& top = t.frames.back();
@@ -1487,7 +1520,6 @@ const grammar::TokenMask* Matcher::State::KeyInsideOf(const grammar::Thread& t,
   }
   const grammar::ObjectSpec& o = grammar.specs.objects[object_index];
   const auto tokens = SplitTokensOf(o.pattern_dfa, top.d);
-  if (tokens->safe_count < grammar.vocabulary->size() / 32) return nullptr;
   std::vector<uint32_t> words(grammar.vocabulary->mask_words(), 0);
   grammar.index->string_classes[grammar::kLexNormal].inside.OrIntoAnd(words, tokens->safe_only);
   SetKeyPair(t);
@@ -1729,6 +1761,117 @@ const StringInside* Matcher::State::StringInsideOf(const grammar::Frame& top) {
   }
   grammar.inside_bytes += made->memory_bytes();
   return grammar.insides.emplace(key, std::move(made)).first->second.get();
+}
+
+// An automaton's states to make ahead (PrecomputeStrings), breadth first from its start: a
+// string's (its frame at count 0 in `thread`, the state in `a`), or the names' of a closed
+// object under patternProperties (the object fresh and a key in `thread`, the state in `d`).
+struct Matcher::State::PendingStates {
+  grammar::Thread thread;
+  uint32_t object = grammar::kNone;  // the ObjectSpec of a key's; kNone for a string's
+  uint32_t dfa = grammar::kNone;
+  std::vector<uint32_t> queue;  // states in breadth-first order
+  std::vector<uint8_t> queued;  // per state
+  size_t next = 0;
+};
+
+// The StringInsides and key sets that mask steps would make on first use, made at compile
+// time instead (where a server overlaps them with prefill, off the step that masks a whole
+// batch): the states of each pattern or format, breadth first from its start over the bytes
+// below 0x80 (where the lexer stays plain), the automata in turn, until `deadline`.
+void Matcher::State::PrecomputeStrings(std::chrono::steady_clock::time_point deadline) {
+  std::vector<PendingStates> pending = StringsToPrecompute();
+  std::chrono::steady_clock::duration longest{0};  // the longest state's so far
+  for (bool more = true; more;) {
+    more = false;
+    for (PendingStates& p : pending) {
+      if (p.next == p.queue.size()) continue;
+      // A state started only where one as long as the longest so far still fits.
+      const auto start = std::chrono::steady_clock::now();
+      if (start + longest >= deadline) return;
+      more = true;
+      const uint32_t state = p.queue[p.next++];
+      PrecomputeState(p, state);
+      longest = std::max(longest, std::chrono::steady_clock::now() - start);
+      const ByteDfa& automaton = grammar.specs.dfas[p.dfa];
+      for (int byte = 0; byte < 0x80; ++byte) {
+        const uint32_t to = automaton.Step(state, static_cast<uint8_t>(byte));
+        if (to == kDeadState || p.queued[to] != 0) continue;
+        p.queued[to] = 1;
+        p.queue.push_back(to);
+      }
+    }
+  }
+}
+
+// Makes the set of `state` of p's automaton where a mask step would use one: a string's
+// StringInside where its path is the split, a key's set where SplitKey would ask for it.
+void Matcher::State::PrecomputeState(PendingStates& p, uint32_t state) {
+  grammar::Frame& top = p.thread.frames.back();
+  if (p.object == grammar::kNone) {
+    top.a = state;
+    const grammar::StringSpec& spec = grammar.specs.values[top.spec].string;
+    const grammar::TokenMask* inside = nullptr;
+    if (StringPathFor(top, spec, inside, nullptr) == StringPath::kSplit) (void)StringInsideOf(top);
+    return;
+  }
+  top.d = state;
+  if (grammar.specs.dfa_reach[p.dfa].death[state] <= grammar.index->max_token_bytes &&
+      runtime.FreeNameSlot(p.thread)) {
+    (void)KeyInsideOf(p.thread, p.object);
+  }
+}
+
+// One PendingStates per (automaton, bound) of the grammar's string values, as StringInsideOf
+// keys them (values of one pattern share its states), and one per closed object whose names
+// only its patternProperties take.
+std::vector<Matcher::State::PendingStates> Matcher::State::StringsToPrecompute() const {
+  std::vector<PendingStates> pending;
+  std::vector<std::pair<uint32_t, uint64_t>> seen;  // (automaton, bound); (kNone, object)
+  auto add = [&](uint32_t dfa, grammar::Thread thread, uint32_t object) {
+    const ByteDfa& automaton = grammar.specs.dfas[dfa];
+    if (automaton.start() == kDeadState) return;
+    PendingStates p{std::move(thread), object, dfa, {automaton.start()}, {}, 0};
+    p.queued.assign(automaton.state_count(), 0);
+    p.queued[automaton.start()] = 1;
+    pending.push_back(std::move(p));
+  };
+  const uint64_t longest =
+      grammar.index->string_classes[grammar::kLexNormal].max_inside_code_points;
+  for (size_t i = 0; i < grammar.specs.values.size(); ++i) {
+    const grammar::ValueSpec& value = grammar.specs.values[i];
+    const grammar::StringSpec& spec = value.string;
+    grammar::Frame frame;
+    frame.spec = static_cast<uint32_t>(i);
+    frame.b = grammar::kLexNormal;
+    if ((value.types & kTypeString) != 0 && !value.has_enum && spec.dfa != grammar::kNone) {
+      const uint64_t reach = longest + grammar.specs.dfa_reach[spec.dfa].max_to_accept;
+      const std::pair<uint32_t, uint64_t> key{
+          spec.dfa, spec.max_length >= reach ? UINT64_MAX : spec.max_length};
+      if (std::find(seen.begin(), seen.end(), key) == seen.end()) {
+        seen.push_back(key);
+        frame.kind = FrameKind::kString;
+        add(spec.dfa, grammar::Thread{{frame}, {}}, grammar::kNone);
+      }
+    }
+    if ((value.types & kTypeObject) == 0 || value.has_enum || value.object == grammar::kNone)
+      continue;
+    const grammar::ObjectSpec& o = grammar.specs.objects[value.object];
+    const std::pair<uint32_t, uint64_t> key{grammar::kNone, value.object};
+    if (o.pattern_dfa == grammar::kNone || !grammar.specs.alts[o.undeclared].empty() ||
+        std::find(seen.begin(), seen.end(), key) != seen.end()) {
+      continue;
+    }
+    seen.push_back(key);
+    grammar::Frame object = frame;
+    object.kind = FrameKind::kObject;
+    frame.kind = FrameKind::kKey;
+    frame.a = grammar::kNone;
+    add(o.pattern_dfa,
+        grammar::Thread{{object, frame}, std::vector<uint64_t>(2 * grammar.specs.seen_words, 0)},
+        value.object);
+  }
+  return pending;
 }
 
 // Steps the split's other tokens from `top` with a count of 0 (a length bound still refuses

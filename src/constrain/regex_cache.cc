@@ -4,6 +4,7 @@
 
 #include "byte_lru.h"
 #include "crux/constrain/automaton_cache.h"
+#include "grammar_specs.h"
 #include "regex_internal.h"
 
 namespace crux::constrain::regex {
@@ -33,6 +34,7 @@ namespace crux::constrain {
 
 void ClearAutomatonCache() {
   regex::Cache().Clear();
+  grammar::ClearSharedStringInsides();
 }
 
 AutomatonCacheStats GetAutomatonCacheStats() {

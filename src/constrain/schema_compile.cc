@@ -4,6 +4,7 @@
 // and a long chain of references costs no stack.
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -772,6 +773,7 @@ Status Compiler::CheckRefCycles() const {
 }  // namespace
 
 Expected<SchemaIr> CompileSchema(std::string_view schema_json, const SchemaOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
   if (schema_json.size() > kMaxSchemaBytes) {
     return Error(ErrorCode::kLimit, "schema of " + std::to_string(schema_json.size()) +
                                         " bytes is larger than kMaxSchemaBytes (" +
@@ -786,7 +788,13 @@ Expected<SchemaIr> CompileSchema(std::string_view schema_json, const SchemaOptio
   auto document = ParseJson(schema_json);
   if (!document)
     return Error(ErrorCode::kParse, "schema is not valid JSON: " + document.error().message());
-  return Compiler(*document, options).Run();
+  auto ir = Compiler(*document, options).Run();
+  if (ir) {
+    ir->compile_us = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                               std::chrono::steady_clock::now() - start)
+                                               .count());
+  }
+  return ir;
 }
 
 uint8_t PossibleTypes(const SchemaIr& ir, NodeId id, std::map<NodeId, uint8_t>& memo) {

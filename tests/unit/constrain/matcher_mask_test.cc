@@ -187,11 +187,12 @@ TEST(GrammarMask, EqualsBruteForceOnLlama3) {
 // Writes `text` greedily (the longest allowed token that starts the rest), comparing the mask
 // with the brute force at every state; returns the states compared.
 size_t GreedyWalkEqualsBruteForce(const std::shared_ptr<const Vocabulary>& vocabulary,
-                                  const char* schema, const std::string& text) {
+                                  const char* schema, const std::string& text,
+                                  const GrammarOptions& options = {}) {
   auto ir = CompileSchema(schema);
   EXPECT_TRUE(ir.ok()) << schema;
   if (!ir.ok()) return 0;
-  auto grammar = CompiledGrammar::Compile(*ir, vocabulary, {});
+  auto grammar = CompiledGrammar::Compile(*ir, vocabulary, options);
   EXPECT_TRUE(grammar.ok()) << grammar.error().message();
   if (!grammar.ok()) return 0;
   Matcher matcher(*grammar);
@@ -226,13 +227,57 @@ size_t GreedyWalkEqualsBruteForce(const std::shared_ptr<const Vocabulary>& vocab
 
 using WalkCase = std::pair<const char*, std::string>;  // schema, text
 
-// GreedyWalkEqualsBruteForce over each case; returns the states compared in all.
+// GreedyWalkEqualsBruteForce over each case, twice: with the pattern states' token sets made
+// when the grammar compiles, and with each made by the mask step that first needs it. Returns
+// the states compared in all.
 size_t GreedyWalksEqualBruteForce(const std::shared_ptr<const Vocabulary>& vocabulary,
                                   std::span<const WalkCase> cases) {
+  GrammarOptions on_first_use;
+  on_first_use.precompute_us = 0;
   size_t states = 0;
-  for (const auto& [schema, text] : cases)
+  for (const auto& [schema, text] : cases) {
     states += GreedyWalkEqualsBruteForce(vocabulary, schema, text);
+    states += GreedyWalkEqualsBruteForce(vocabulary, schema, text, on_first_use);
+  }
   return states;
+}
+
+// A pattern's states are made when the grammar compiles: the mask steps through a string
+// (its start, a key, the value after the colon) and through a name under patternProperties
+// make nothing more, where a grammar compiled to make them on first use grows at the first.
+TEST(GrammarMask, PatternStatesAreMadeWhenTheGrammarCompilesOnLlama3) {
+  auto vocabulary = test_data::Llama3Vocabulary();
+  if (vocabulary == nullptr) GTEST_SKIP() << test_data::kNoLlamaCpp;
+  const std::pair<const char*, std::vector<const char*>> cases[] = {
+      {R"({"type":"string","pattern":"^[^,:&]+:[^,:&]*$"})", {"\"", "key", ":", " value"}},
+      {R"({"type":"object","patternProperties":{"^[a-z]{2,3}(-[A-Z]{2})?$":{"type":"string"}},"additionalProperties":false})",
+       {"{\"", "de", "-", "D"}},
+  };
+  GrammarOptions on_first_use;
+  on_first_use.precompute_us = 0;
+  GrammarOptions all_ahead;  // a budget no build runs out of, sanitized or not
+  all_ahead.precompute_us = 60'000'000;
+  std::vector<uint32_t> mask(vocabulary->mask_words());
+  for (const auto& [schema, pieces] : cases) {
+    auto ir = CompileSchema(schema);
+    ASSERT_TRUE(ir.ok()) << schema;
+    auto ahead = CompiledGrammar::Compile(*ir, vocabulary, all_ahead);
+    auto lazy = CompiledGrammar::Compile(*ir, vocabulary, on_first_use);
+    ASSERT_TRUE(ahead.ok() && lazy.ok()) << schema;
+    const size_t compiled = (*ahead)->memory_bytes();
+    EXPECT_GT(compiled, (*lazy)->memory_bytes()) << schema;
+    Matcher matcher(*ahead);
+    for (const char* bytes : pieces) {
+      ASSERT_TRUE(matcher.AcceptBytes(bytes)) << bytes;
+      matcher.FillMask(mask);
+      EXPECT_EQ((*ahead)->memory_bytes(), compiled) << "after " << bytes << " in " << schema;
+    }
+    const size_t lazy_compiled = (*lazy)->memory_bytes();
+    Matcher first_use(*lazy);
+    ASSERT_TRUE(first_use.AcceptBytes(pieces.front()));
+    first_use.FillMask(mask);
+    EXPECT_GT((*lazy)->memory_bytes(), lazy_compiled) << schema;
+  }
 }
 
 // Strings whose pattern some token can kill, under a length bound that binds near their end.
