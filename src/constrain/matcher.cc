@@ -1828,10 +1828,10 @@ void Matcher::State::PrecomputeState(PendingStates& p, uint32_t state) {
 std::vector<Matcher::State::PendingStates> Matcher::State::StringsToPrecompute() const {
   std::vector<PendingStates> pending;
   std::vector<std::pair<uint32_t, uint64_t>> seen;  // (automaton, bound); (kNone, object)
-  auto add = [&](uint32_t dfa, grammar::Thread thread, uint32_t object) {
+  auto add = [&](uint32_t dfa, grammar::Thread at_count_zero, uint32_t object) {
     const ByteDfa& automaton = grammar.specs.dfas[dfa];
     if (automaton.start() == kDeadState) return;
-    PendingStates p{std::move(thread), object, dfa, {automaton.start()}, {}, 0};
+    PendingStates p{std::move(at_count_zero), object, dfa, {automaton.start()}, {}, 0};
     p.queued.assign(automaton.state_count(), 0);
     p.queued[automaton.start()] = 1;
     pending.push_back(std::move(p));
