@@ -7,6 +7,7 @@
 #include <chrono>
 #include <deque>
 #include <mutex>
+#include <set>
 #include <unordered_map>
 #include <utility>
 
@@ -1771,7 +1772,7 @@ struct Matcher::State::PendingStates {
   uint32_t object = grammar::kNone;  // the ObjectSpec of a key's; kNone for a string's
   uint32_t dfa = grammar::kNone;
   std::vector<uint32_t> queue;  // states in breadth-first order
-  std::vector<uint8_t> queued;  // per state
+  std::vector<uint8_t> queued;  // per state, made when the start state is taken
   size_t next = 0;
 };
 
@@ -1794,6 +1795,10 @@ void Matcher::State::PrecomputeStrings(std::chrono::steady_clock::time_point dea
       PrecomputeState(p, state);
       longest = std::max(longest, std::chrono::steady_clock::now() - start);
       const ByteDfa& automaton = grammar.specs.dfas[p.dfa];
+      if (p.queued.empty()) {
+        p.queued.assign(automaton.state_count(), 0);
+        p.queued[state] = 1;
+      }
       for (int byte = 0; byte < 0x80; ++byte) {
         const uint32_t to = automaton.Step(state, static_cast<uint8_t>(byte));
         if (to == kDeadState || p.queued[to] != 0) continue;
@@ -1827,13 +1832,15 @@ void Matcher::State::PrecomputeState(PendingStates& p, uint32_t state) {
 // only its patternProperties take.
 std::vector<Matcher::State::PendingStates> Matcher::State::StringsToPrecompute() const {
   std::vector<PendingStates> pending;
-  std::vector<std::pair<uint32_t, uint64_t>> seen;  // (automaton, bound); (kNone, object)
+  std::set<std::pair<uint32_t, uint64_t>> seen;  // (automaton, bound); (kNone, object)
   auto add = [&](uint32_t dfa, grammar::Thread at_count_zero, uint32_t object) {
-    const ByteDfa& automaton = grammar.specs.dfas[dfa];
-    if (automaton.start() == kDeadState) return;
-    PendingStates p{std::move(at_count_zero), object, dfa, {automaton.start()}, {}, 0};
-    p.queued.assign(automaton.state_count(), 0);
-    p.queued[automaton.start()] = 1;
+    const uint32_t start = grammar.specs.dfas[dfa].start();
+    if (start == kDeadState) return;
+    PendingStates p;
+    p.thread = std::move(at_count_zero);
+    p.object = object;
+    p.dfa = dfa;
+    p.queue.push_back(start);
     pending.push_back(std::move(p));
   };
   const uint64_t longest =
@@ -1848,8 +1855,7 @@ std::vector<Matcher::State::PendingStates> Matcher::State::StringsToPrecompute()
       const uint64_t reach = longest + grammar.specs.dfa_reach[spec.dfa].max_to_accept;
       const std::pair<uint32_t, uint64_t> key{
           spec.dfa, spec.max_length >= reach ? UINT64_MAX : spec.max_length};
-      if (std::find(seen.begin(), seen.end(), key) == seen.end()) {
-        seen.push_back(key);
+      if (seen.insert(key).second) {
         frame.kind = FrameKind::kString;
         add(spec.dfa, grammar::Thread{{frame}, {}}, grammar::kNone);
       }
@@ -1859,10 +1865,9 @@ std::vector<Matcher::State::PendingStates> Matcher::State::StringsToPrecompute()
     const grammar::ObjectSpec& o = grammar.specs.objects[value.object];
     const std::pair<uint32_t, uint64_t> key{grammar::kNone, value.object};
     if (o.pattern_dfa == grammar::kNone || !grammar.specs.alts[o.undeclared].empty() ||
-        std::find(seen.begin(), seen.end(), key) != seen.end()) {
+        !seen.insert(key).second) {
       continue;
     }
-    seen.push_back(key);
     grammar::Frame object = frame;
     object.kind = FrameKind::kObject;
     frame.kind = FrameKind::kKey;
