@@ -293,6 +293,8 @@ struct Matcher::State {
   bool StaysInside(const grammar::Frame& top, uint32_t token);
   bool AdmitBand(const grammar::Frame& top, std::span<uint32_t> mask, size_t most_stepped);
   const StringInside* StringInsideOf(const grammar::Frame& top);
+  uint64_t InsideBound(const grammar::StringSpec& spec) const;
+  bool NamesByPatterns(const grammar::ObjectSpec& o, uint32_t state) const;
   void PrecomputeStrings(std::chrono::steady_clock::time_point deadline);
   struct PendingStates;
   std::vector<PendingStates> StringsToPrecompute() const;
@@ -1726,18 +1728,22 @@ bool Matcher::State::StaysInside(const grammar::Frame& top, uint32_t token) {
   return true;
 }
 
+// The length bound a StringInside of `spec`'s automaton is made and kept under: a bound no
+// token can reach (with what the automaton still needs after it) refuses none of them, so
+// such strings share the unbounded one's (UINT64_MAX).
+uint64_t Matcher::State::InsideBound(const grammar::StringSpec& spec) const {
+  const uint64_t reach =
+      uint64_t{grammar.index->string_classes[grammar::kLexNormal].max_inside_code_points} +
+      grammar.specs.dfa_reach[spec.dfa].max_to_accept;
+  return spec.max_length >= reach ? UINT64_MAX : spec.max_length;
+}
+
 // The StringInside of the string frame `top` (lexer in its plain state), computed on first
 // use; null when so few tokens are safe (under 1 in 32, 4,000 of Llama 3's) that the
 // automaton prunes a walk early, which costs less than checking every closing token.
 const StringInside* Matcher::State::StringInsideOf(const grammar::Frame& top) {
-  // A bound no token can reach (with what the automaton still needs after it) refuses none
-  // of them: such strings share the unbounded one's.
   const grammar::StringSpec& spec = grammar.specs.values[top.spec].string;
-  const uint64_t reach =
-      uint64_t{grammar.index->string_classes[grammar::kLexNormal].max_inside_code_points} +
-      grammar.specs.dfa_reach[spec.dfa].max_to_accept;
-  const CompiledGrammar::Impl::InsideKey key{
-      spec.dfa, top.a, spec.max_length >= reach ? UINT64_MAX : spec.max_length};
+  const CompiledGrammar::Impl::InsideKey key{spec.dfa, top.a, InsideBound(spec)};
   {
     std::lock_guard<std::mutex> lock(grammar.split_mutex);
     auto found = grammar.insides.find(key);
@@ -1821,8 +1827,7 @@ void Matcher::State::PrecomputeState(PendingStates& p, uint32_t state) {
     return;
   }
   top.d = state;
-  if (grammar.specs.dfa_reach[p.dfa].death[state] <= grammar.index->max_token_bytes &&
-      runtime.FreeNameSlot(p.thread)) {
+  if (runtime.FreeNameSlot(p.thread) && NamesByPatterns(grammar.specs.objects[p.object], state)) {
     (void)KeyInsideOf(p.thread, p.object);
   }
 }
@@ -1843,8 +1848,6 @@ std::vector<Matcher::State::PendingStates> Matcher::State::StringsToPrecompute()
     p.queue.push_back(start);
     pending.push_back(std::move(p));
   };
-  const uint64_t longest =
-      grammar.index->string_classes[grammar::kLexNormal].max_inside_code_points;
   for (size_t i = 0; i < grammar.specs.values.size(); ++i) {
     const grammar::ValueSpec& value = grammar.specs.values[i];
     const grammar::StringSpec& spec = value.string;
@@ -1852,10 +1855,7 @@ std::vector<Matcher::State::PendingStates> Matcher::State::StringsToPrecompute()
     frame.spec = static_cast<uint32_t>(i);
     frame.b = grammar::kLexNormal;
     if ((value.types & kTypeString) != 0 && !value.has_enum && spec.dfa != grammar::kNone) {
-      const uint64_t reach = longest + grammar.specs.dfa_reach[spec.dfa].max_to_accept;
-      const std::pair<uint32_t, uint64_t> key{
-          spec.dfa, spec.max_length >= reach ? UINT64_MAX : spec.max_length};
-      if (seen.insert(key).second) {
+      if (seen.insert({spec.dfa, InsideBound(spec)}).second) {
         frame.kind = FrameKind::kString;
         add(spec.dfa, grammar::Thread{{frame}, {}}, grammar::kNone);
       }
@@ -1863,9 +1863,8 @@ std::vector<Matcher::State::PendingStates> Matcher::State::StringsToPrecompute()
     if ((value.types & kTypeObject) == 0 || value.has_enum || value.object == grammar::kNone)
       continue;
     const grammar::ObjectSpec& o = grammar.specs.objects[value.object];
-    const std::pair<uint32_t, uint64_t> key{grammar::kNone, value.object};
     if (o.pattern_dfa == grammar::kNone || !grammar.specs.alts[o.undeclared].empty() ||
-        !seen.insert(key).second) {
+        !seen.insert({grammar::kNone, value.object}).second) {
       continue;
     }
     grammar::Frame object = frame;
@@ -2078,6 +2077,16 @@ void Matcher::State::StepSubtree(size_t root, const Level& start, std::vector<Le
   }
 }
 
+// Whether a name of `o` with its patterns' automaton in `state` is decided by the patterns
+// (SplitKey, or a walk): undeclared names are refused and some token can kill the automaton.
+// Otherwise every name can be written.
+bool Matcher::State::NamesByPatterns(const grammar::ObjectSpec& o, uint32_t state) const {
+  const grammar::Specs& specs = grammar.specs;
+  return o.pattern_dfa != grammar::kNone && specs.alts[o.undeclared].empty() &&
+         (state == kDeadState ||
+          specs.dfa_reach[o.pattern_dfa].death[state] <= grammar.index->max_token_bytes);
+}
+
 // Handles thread `index` of the current state with a string class when it can; false when
 // the thread must be walked.
 bool Matcher::State::FastThread(size_t index, std::span<uint32_t> mask) {
@@ -2120,17 +2129,11 @@ bool Matcher::State::FastThread(size_t index, std::span<uint32_t> mask) {
   const uint32_t object_index = specs.values[object.spec].object;
   if (object_index != grammar::kNone) {
     const grammar::ObjectSpec& o = specs.objects[object_index];
-    // Which patterns a name matches decides its value. Every name can be written where
-    // undeclared names are allowed, or where no token can kill the patterns' automaton.
-    const bool any_name =
-        !specs.alts[o.undeclared].empty() ||
-        (o.pattern_dfa != grammar::kNone && top.d != kDeadState &&
-         specs.dfa_reach[o.pattern_dfa].death[top.d] > grammar.index->max_token_bytes);
-    if (o.pattern_dfa != grammar::kNone && !any_name) {
+    if (NamesByPatterns(o, top.d)) {
       if (!SplitKey(loaded, mask)) PatternKeyWalk(loaded, mask);
       return true;
     }
-    if (!any_name) return false;
+    if (specs.alts[o.undeclared].empty() && o.pattern_dfa == grammar::kNone) return false;
     if (o.pattern_dfa != grammar::kNone) {
       grammar.index->string_classes[top.b].inside.OrInto(mask);
       PatternKeyClosings(loaded, mask);
