@@ -88,21 +88,28 @@ struct StringInside {
 
 namespace {
 
-// The (need, token) pairs of MakeStringInside's walk, up to one per token: scratch that keeps
-// its room between the matchers of a thread. Matcher::PrepareThread makes room for the whole
-// vocabulary, so that no mask step touches fresh memory for it: on some virtual machines a
-// page's first touch costs about 12 us, and Llama 3 needs 250 pages here.
-std::vector<std::pair<uint32_t, uint32_t>>& NeedPairs() {
-  thread_local std::vector<std::pair<uint32_t, uint32_t>> pairs;
-  return pairs;
+// A run of tokens that MakeStringInside's walk found at one trie node, all with one need:
+// `count` token ids from `first` (in the FlatTrie's or a ClassTrie's values, which outlive
+// the walk).
+struct NeedRun {
+  const uint32_t* first;
+  uint32_t count;
+  uint32_t need;
+};
+
+// Room for the runs of MakeStringInside's walk, one per token at most (a run has at least
+// one), written in place: scratch that keeps its room between the matchers of a thread.
+// Matcher::PrepareThread makes room for the whole vocabulary, so that no mask step touches
+// fresh memory for it: on some virtual machines a page's first touch costs about 12 us, and
+// Llama 3 needs 500 pages here.
+std::vector<NeedRun>& NeedRuns(size_t tokens) {
+  thread_local std::vector<NeedRun> runs;
+  if (runs.size() < tokens) runs.resize(tokens);
+  return runs;
 }
 
 void ReadyScratch(size_t tokens) {
-  auto& pairs = NeedPairs();
-  if (pairs.capacity() < tokens) {
-    pairs.resize(tokens);  // written once, so that its pages are the process's already
-    pairs.clear();
-  }
+  (void)NeedRuns(tokens);
   grammar::ReadyClassTrieScratch(tokens);
 }
 
@@ -276,16 +283,16 @@ struct Matcher::State {
   enum class StringPath : uint8_t { kClass, kCheckClosings, kBoundedClosings, kSplit, kWalk };
   bool BoundedClosings(const grammar::Thread& thread, std::span<uint32_t> mask);
   bool SplitString(const grammar::Thread& thread, std::span<uint32_t> mask);
-  template <typename Level, typename StepByte, typename OnToken>
-  void StepSubtree(size_t root, const Level& start, std::vector<Level>& by_depth, StepByte step,
-                   OnToken on_token);
-  template <typename Level, typename StepByte, typename OnToken>
-  void StepSplitSubtrees(const grammar::SplitTokens& tokens, const Level& start,
-                         std::vector<Level>& by_depth, StepByte step, OnToken on_token);
-  template <typename Level, typename StepByte, typename OnToken>
+  template <typename Level, typename StepByte, typename OnTokens>
+  size_t StepSubtree(size_t root, const Level& start, std::vector<Level>& by_depth, StepByte step,
+                     OnTokens on_tokens);
+  template <typename Level, typename StepByte, typename OnTokens>
+  size_t StepSplitSubtrees(const grammar::SplitTokens& tokens, const Level& start,
+                           std::vector<Level>& by_depth, StepByte step, OnTokens on_tokens);
+  template <typename Level, typename StepByte, typename OnTokens>
   void StepClassTrie(const grammar::ClassTrie& classes, const Level& start,
                      std::vector<Level>& by_class, std::vector<Level>& by_depth, StepByte step,
-                     OnToken on_token);
+                     OnTokens on_tokens);
   bool BoundedInside(const grammar::Frame& top, const StringInside& inside, uint64_t left,
                      std::span<uint32_t> mask);
   bool SafeTokensWithin(const grammar::Frame& top, const StringInside& inside, uint64_t left,
@@ -296,13 +303,15 @@ struct Matcher::State {
   uint64_t InsideBound(const grammar::StringSpec& spec) const;
   bool NamesByPatterns(const grammar::ObjectSpec& o, uint32_t state) const;
   void PrecomputeStrings(std::chrono::steady_clock::time_point deadline);
+  bool precomputing = false;  // in PrecomputeStrings, where ClassTries may be built
   struct PendingStates;
   std::vector<PendingStates> StringsToPrecompute() const;
   void PrecomputeState(PendingStates& p, uint32_t state);
   std::shared_ptr<StringInside> MakeStringInside(
       const grammar::Frame& top, std::shared_ptr<const grammar::SplitTokens> tokens);
   void FinishStringInside(StringInside& made, uint32_t dfa, uint32_t state,
-                          std::shared_ptr<const grammar::SplitTokens> tokens);
+                          std::shared_ptr<const grammar::SplitTokens> tokens,
+                          std::span<const NeedRun> need_runs);
   std::shared_ptr<const StringInside> unkept_inside;  // one past the grammar's budget
   bool SplitKey(const grammar::Thread& thread, std::span<uint32_t> mask);
   const grammar::TokenMask* KeyInsideOf(const grammar::Thread& thread, uint32_t object_index);
@@ -387,7 +396,7 @@ struct Matcher::State {
   std::vector<NeedLevel> need_levels;
   std::vector<NeedLevel> need_class_levels;  // per depth of a ClassTrie
   struct PlainWalk {
-    const ByteDfa* automaton;
+    ByteDfa::Stepper automaton;
     const uint32_t* to_accept;
     uint64_t max_length;
   };
@@ -1539,7 +1548,10 @@ const grammar::TokenMask* Matcher::State::KeyInsideOf(const grammar::Thread& t,
         walked = key_pair.frames.back();
         return stays;
       },
-      [&](uint32_t token, const grammar::Frame&) { SetBit(words, token); });
+      [&](std::span<const uint32_t> found, const grammar::Frame&) {
+        for (uint32_t token : found)
+          SetBit(words, token);
+      });
   auto made = std::make_shared<const grammar::TokenMask>(std::move(words));
   std::lock_guard<std::mutex> lock(grammar.split_mutex);
   auto found = grammar.key_insides.find(key);
@@ -1570,7 +1582,10 @@ void Matcher::State::DeclaredRestTokens(const grammar::Thread& t, const grammar:
     key = key_pair.frames.back();
     return stays;
   };
-  auto set = [&](uint32_t token, const grammar::Frame&) { SetBit(mask, token); };
+  auto set = [&](std::span<const uint32_t> found, const grammar::Frame&) {
+    for (uint32_t token : found)
+      SetBit(mask, token);
+  };
   const uint32_t first_escape = trie.root['\\'];
   if (first_escape != grammar::FlatTrie::kNoNode) {
     StepSubtree(first_escape, t.frames.back(), key_levels, step, set);
@@ -1788,6 +1803,7 @@ struct Matcher::State::PendingStates {
 // below 0x80 (where the lexer stays plain), the automata in turn, until `deadline`.
 void Matcher::State::PrecomputeStrings(std::chrono::steady_clock::time_point deadline) {
   std::vector<PendingStates> pending = StringsToPrecompute();
+  precomputing = true;
   std::chrono::steady_clock::duration longest{0};  // the longest state's so far
   for (bool more = true; more;) {
     more = false;
@@ -1889,13 +1905,12 @@ std::shared_ptr<StringInside> Matcher::State::MakeStringInside(
   const size_t depths = grammar.index->trie.max_depth + 1;
   if (need_levels.size() < depths) need_levels.resize(depths);
   if (need_class_levels.size() < depths) need_class_levels.resize(depths);
-  auto& need_pairs = NeedPairs();
-  need_pairs.clear();
+  NeedRun* const need_runs = NeedRuns(grammar.vocabulary->size()).data();
+  size_t run_count = 0;
   grammar::Frame frame = top;
-  size_t steps = 0;
-  const PlainWalk walk{automaton, to_accept, grammar.specs.values[top.spec].string.max_length};
-  auto step = [&](NeedLevel& at, uint8_t byte) {
-    ++steps;
+  const PlainWalk walk{automaton->stepper(), to_accept,
+                       grammar.specs.values[top.spec].string.max_length};
+  auto step = [&, walk](NeedLevel& at, uint8_t byte) {
     const StringLevel& level = at.level;
     // Text in UTF-8 (not an escape, a quote or a control byte) takes the inline step.
     if (level.lexer < grammar::kLexEscape && !LexerByte(at, byte)) return PlainStep(at, byte, walk);
@@ -1907,11 +1922,11 @@ std::shared_ptr<StringInside> Matcher::State::MakeStringInside(
     at.need = std::max(at.need, at.level.count + to_accept[at.level.dfa]);
     return true;
   };
-  auto on_token = [&](uint32_t token, const NeedLevel& at) {
-    if (at.escaped) {
-      made->escaped.push_back(token);
+  auto on_tokens = [&](std::span<const uint32_t> found, const NeedLevel& at) {
+    if (at.escaped) [[unlikely]] {
+      made->escaped.insert(made->escaped.end(), found.begin(), found.end());
     } else {
-      need_pairs.emplace_back(at.need, token);
+      need_runs[run_count++] = {found.data(), static_cast<uint32_t>(found.size()), at.need};
     }
   };
   const NeedLevel start{{top.a, top.b, top.c, 0}, 0, false};
@@ -1924,34 +1939,36 @@ std::shared_ptr<StringInside> Matcher::State::MakeStringInside(
   if (plain) {
     partition =
         grammar::ClassTrie::Partition([&](uint8_t byte) { return automaton->ClassOf(byte); });
-    classes = tokens->ClassesFor(grammar.index->trie, partition);
+    classes = tokens->ClassesFor(grammar.index->trie, partition, precomputing);
   }
   if (classes != nullptr) {
-    StepClassTrie(*classes, start, need_class_levels, need_levels, step, on_token);
+    StepClassTrie(*classes, start, need_class_levels, need_levels, step, on_tokens);
   } else {
-    StepSplitSubtrees(*tokens, start, need_levels, step, on_token);
+    const size_t steps = StepSplitSubtrees(*tokens, start, need_levels, step, on_tokens);
     if (plain) tokens->NoteWalk(partition, steps);
   }
-  FinishStringInside(*made, dfa, top.a, std::move(tokens));
+  FinishStringInside(*made, dfa, top.a, std::move(tokens), {need_runs, run_count});
   return made;
 }
 
 // The masks of a StringInside from its stepped tokens, and its safe tokens' need.
 void Matcher::State::FinishStringInside(StringInside& made, uint32_t dfa, uint32_t state,
-                                        std::shared_ptr<const grammar::SplitTokens> tokens) {
-  const auto& need_pairs = NeedPairs();  // MakeStringInside's
+                                        std::shared_ptr<const grammar::SplitTokens> tokens,
+                                        std::span<const NeedRun> need_runs) {
   const size_t words = grammar.vocabulary->mask_words();
   std::vector<uint32_t> stepped(words, 0);
-  for (auto [need, token] : need_pairs)
-    SetBit(stepped, token);
-  // A counting sort by need (needs are small), of the needs over the floor.
   uint32_t most = 0;
-  for (auto [need, token] : need_pairs)
-    most = std::max(most, need);
+  size_t over = 0;
+  for (const NeedRun& run : need_runs) {
+    for (uint32_t k = 0; k < run.count; ++k)
+      SetBit(stepped, run.first[k]);
+    most = std::max(most, run.need);
+    over += run.count;
+  }
+  // A counting sort by need (needs are small), of the needs over the floor.
   std::vector<uint32_t> count(size_t{most} + 2, 0);
-  for (auto [need, token] : need_pairs)
-    ++count[need];
-  size_t over = need_pairs.size();
+  for (const NeedRun& run : need_runs)
+    count[run.need] += run.count;
   while (over > StringInside::kMostByNeed) {
     over -= count[made.need_floor];
     ++made.need_floor;
@@ -1961,8 +1978,10 @@ void Matcher::State::FinishStringInside(StringInside& made, uint32_t dfa, uint32
     made.need_begin[n + 1] = made.need_begin[n] + count[n];
   made.by_need.resize(over);
   std::vector<uint32_t> next(made.need_begin.begin(), made.need_begin.end() - 1);
-  for (auto [need, token] : need_pairs) {
-    if (need >= made.need_floor) made.by_need[next[need]++] = token;
+  for (const NeedRun& run : need_runs) {
+    if (run.need < made.need_floor) continue;
+    std::copy_n(run.first, run.count, made.by_need.begin() + next[run.need]);
+    next[run.need] += run.count;
   }
   std::vector<uint32_t> all = stepped;
   for (uint32_t token : made.escaped)
@@ -1996,19 +2015,22 @@ void Matcher::State::FinishStringInside(StringInside& made, uint32_t dfa, uint32
 // then its nodes, each byte through `step` (the frame's state at that depth, kept in
 // `by_depth`); a token is allowed when every byte of it stays inside the string or name (its
 // closing quote is decided apart).
-template <typename Level, typename StepByte, typename OnToken>
-void Matcher::State::StepSplitSubtrees(const grammar::SplitTokens& tokens, const Level& start,
-                                       std::vector<Level>& by_depth, StepByte step,
-                                       OnToken on_token) {
+template <typename Level, typename StepByte, typename OnTokens>
+size_t Matcher::State::StepSplitSubtrees(const grammar::SplitTokens& tokens, const Level& start,
+                                         std::vector<Level>& by_depth, StepByte step,
+                                         OnTokens on_tokens) {
+  size_t steps = 0;
   for (size_t k = 0; k < tokens.stepped_roots.size(); ++k) {
     Level level = start;
     bool alive = true;
     for (uint32_t p = tokens.stepped_path_begin[k]; alive && p < tokens.stepped_path_begin[k + 1];
          ++p) {
       alive = step(level, static_cast<uint8_t>(tokens.stepped_paths[p]));
+      ++steps;
     }
-    if (alive) StepSubtree(tokens.stepped_roots[k], level, by_depth, step, on_token);
+    if (alive) steps += StepSubtree(tokens.stepped_roots[k], level, by_depth, step, on_tokens);
   }
+  return steps;
 }
 
 // MakeStringInside's step for a byte of UTF-8 text (StepLevel's inline path, with the need
@@ -2021,7 +2043,7 @@ inline bool Matcher::State::PlainStep(NeedLevel& at, uint8_t byte, const PlainWa
   } else if (!grammar::ContinuationState(level.lexer, byte)) {
     return false;
   }
-  level.dfa = walk.automaton->Step(level.dfa, byte);
+  level.dfa = walk.automaton.Step(level.dfa, byte);
   if (level.dfa == kDeadState) return false;
   const uint32_t left = walk.to_accept[level.dfa];
   if (left == UINT32_MAX || uint64_t{level.count} + left > walk.max_length) return false;
@@ -2031,14 +2053,14 @@ inline bool Matcher::State::PlainStep(NeedLevel& at, uint8_t byte, const PlainWa
 
 // The tokens of a ClassTrie, each node's byte through `step` from `start` (a level per depth
 // kept in `by_class`), and below each node its raw subtrees byte by byte (`by_depth`):
-// on_token for each token whose bytes all step.
-template <typename Level, typename StepByte, typename OnToken>
+// on_tokens for the tokens of each node whose bytes all step, a node's tokens at once.
+template <typename Level, typename StepByte, typename OnTokens>
 void Matcher::State::StepClassTrie(const grammar::ClassTrie& classes, const Level& start,
                                    std::vector<Level>& by_class, std::vector<Level>& by_depth,
-                                   StepByte step, OnToken on_token) {
+                                   StepByte step, OnTokens on_tokens) {
   by_class[0] = start;
   for (uint32_t r = classes.raw_begin[0]; r < classes.raw_begin[1]; ++r)
-    StepSubtree(classes.raw[r], start, by_depth, step, on_token);
+    StepSubtree(classes.raw[r], start, by_depth, step, on_tokens);
   for (size_t i = 1; i < classes.size();) {
     const size_t depth = classes.depth[i];
     Level level = by_class[depth - 1];
@@ -2046,35 +2068,48 @@ void Matcher::State::StepClassTrie(const grammar::ClassTrie& classes, const Leve
       i = classes.skip[i];
       continue;
     }
-    for (uint32_t v = classes.begin[i]; v < classes.begin[i + 1]; ++v)
-      on_token(classes.values[v], level);
+    if (classes.begin[i] != classes.begin[i + 1]) {
+      on_tokens({classes.values.data() + classes.begin[i], classes.begin[i + 1] - classes.begin[i]},
+                level);
+    }
     for (uint32_t r = classes.raw_begin[i]; r < classes.raw_begin[i + 1]; ++r)
-      StepSubtree(classes.raw[r], level, by_depth, step, on_token);
+      StepSubtree(classes.raw[r], level, by_depth, step, on_tokens);
     by_class[depth] = level;
     ++i;
   }
 }
 
 // The subtree of trie node `root`, each byte through `step` from `start` (the state before
-// the root's byte; a level per depth kept in `by_depth`): on_token for each token whose
-// bytes all step.
-template <typename Level, typename StepByte, typename OnToken>
-void Matcher::State::StepSubtree(size_t root, const Level& start, std::vector<Level>& by_depth,
-                                 StepByte step, OnToken on_token) {
+// the root's byte; a level per depth kept in `by_depth`): on_tokens for the tokens of each
+// node whose bytes all step, a node's tokens at once. Returns the bytes stepped.
+template <typename Level, typename StepByte, typename OnTokens>
+size_t Matcher::State::StepSubtree(size_t root, const Level& start, std::vector<Level>& by_depth,
+                                   StepByte step, OnTokens on_tokens) {
+  // The arrays through local pointers, which the stores of a level cannot change.
   const grammar::FlatTrie& trie = grammar.index->trie;
-  by_depth[trie.depth[root] - 1u] = start;
-  for (size_t i = root; i < trie.skip[root];) {
-    const size_t depth = trie.depth[i];
-    Level level = by_depth[depth - 1];
-    if (!step(level, trie.byte[i])) {
-      i = trie.skip[i];
+  const uint8_t* const bytes = trie.byte.data();
+  const uint16_t* const depths = trie.depth.data();
+  const uint32_t* const skips = trie.skip.data();
+  const uint32_t* const begins = trie.begin.data();
+  const uint32_t* const values = trie.values.data();
+  Level* const at_depth = by_depth.data();
+  at_depth[depths[root] - 1u] = start;
+  const size_t end = skips[root];
+  size_t steps = 0;
+  for (size_t i = root; i < end;) {
+    const size_t depth = depths[i];
+    Level level = at_depth[depth - 1];
+    ++steps;
+    if (!step(level, bytes[i])) {
+      i = skips[i];
       continue;
     }
-    for (uint32_t v = trie.begin[i]; v < trie.begin[i + 1]; ++v)
-      on_token(trie.values[v], level);
-    by_depth[depth] = level;
+    if (begins[i] != begins[i + 1])
+      on_tokens({values + begins[i], begins[i + 1] - begins[i]}, level);
+    at_depth[depth] = level;
     ++i;
   }
+  return steps;
 }
 
 // Whether a name of `o` with its patterns' automaton in `state` is decided by the patterns

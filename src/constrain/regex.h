@@ -67,6 +67,18 @@ class ByteDfa {
                                : transitions_[(size_t{state} << row_shift_) + class_of_[byte]];
   }
   size_t state_count() const { return state_count_; }
+  // Step's tables by value, for a loop that steps many bytes: its copy stays in registers
+  // where the automaton's fields would be read again after every store.
+  struct Stepper {
+    const uint32_t* transitions;
+    const uint8_t* class_of;
+    uint32_t row_shift;
+    uint32_t Step(uint32_t state, uint8_t byte) const {
+      return state == kDeadState ? kDeadState
+                                 : transitions[(size_t{state} << row_shift) + class_of[byte]];
+    }
+  };
+  Stepper stepper() const { return {transitions_, class_of_.data(), row_shift_}; }
   // Bytes fall into classes that every state treats alike, numbered from 0 in byte order. A
   // class never mixes bytes UTF-8 treats differently: it lies within one of 00-7F, 80-8F,
   // 90-9F, A0-BF, C0-C1, C2-DF, E0, E1-EC, ED, EE-EF, F0, F1-F3, F4, F5-FF.

@@ -555,14 +555,15 @@ SplitTokens::~SplitTokens() {
   }
 }
 
-std::shared_ptr<const ClassTrie> SplitTokens::ClassesFor(
-    const FlatTrie& trie, const std::array<uint8_t, 256>& classes) const {
+std::shared_ptr<const ClassTrie> SplitTokens::ClassesFor(const FlatTrie& trie,
+                                                         const std::array<uint8_t, 256>& classes,
+                                                         bool may_build) const {
   {
     std::lock_guard<std::mutex> lock(class_mutex_);
     auto seen = std::find_if(class_tries_.begin(), class_tries_.end(),
                              [&](const KeptClasses& kept) { return kept.partition == classes; });
     if (seen == class_tries_.end()) return nullptr;
-    if (seen->built) return seen->trie;
+    if (seen->built || !may_build) return seen->trie;
   }
   auto built = ClassTrie::Build(trie, *this, classes);
   std::lock_guard<std::mutex> lock(class_mutex_);

@@ -184,12 +184,14 @@ struct SplitTokens {
   SplitTokens& operator=(const SplitTokens&) = delete;
   ~SplitTokens();
   // The stepped tokens merged by `classes` (see ClassTrie), kept for a few partitions
-  // (within kMaxKeptClassTrieBytes for the process). A build costs about one walk that
-  // prunes nothing, so it is made only once a walk of these tokens as they are (reported by
-  // NoteWalk) stepped at least half of stepped_bytes; null until then, and when merging
-  // saves too little.
+  // (within kMaxKeptClassTrieBytes for the process). A build costs one to two walks that
+  // prune nothing, so it is made only where `may_build` (a grammar's compile, not a mask
+  // step, whose time a whole batch waits on) and once a walk of these tokens as they are
+  // (reported by NoteWalk) stepped at least half of stepped_bytes; null until then, and when
+  // merging saves too little.
   std::shared_ptr<const ClassTrie> ClassesFor(const FlatTrie& trie,
-                                              const std::array<uint8_t, 256>& classes) const;
+                                              const std::array<uint8_t, 256>& classes,
+                                              bool may_build) const;
   // A walk of these tokens byte by byte from a state whose automaton's classes are `classes`
   // stepped `steps` bytes.
   void NoteWalk(const std::array<uint8_t, 256>& classes, size_t steps) const;

@@ -51,7 +51,7 @@ Split LettersSafe(char last) {
   return split;
 }
 
-TEST(ClassTrie, BuiltOnlyAfterAWalkThatPrunedLittle) {
+TEST(ClassTrie, BuiltOnlyAtCompileAfterAWalkThatPrunedLittle) {
   const Split split = LettersSafe('f');
   const SplitTokens& tokens = *split.tokens;
   ASSERT_GT(tokens.stepped_bytes, 0u);
@@ -60,14 +60,16 @@ TEST(ClassTrie, BuiltOnlyAfterAWalkThatPrunedLittle) {
     return byte == ' ' ? 1 : 2;
   });
   const FlatTrie& trie = split.index->trie;
-  EXPECT_EQ(tokens.ClassesFor(trie, classes), nullptr) << "built before any walk";
+  EXPECT_EQ(tokens.ClassesFor(trie, classes, true), nullptr) << "built before any walk";
   // A walk the automaton cut short: building would cost more than it saves.
   tokens.NoteWalk(classes, tokens.stepped_bytes / 4);
-  EXPECT_EQ(tokens.ClassesFor(trie, classes), nullptr) << "built after a pruned walk";
+  EXPECT_EQ(tokens.ClassesFor(trie, classes, true), nullptr) << "built after a pruned walk";
   tokens.NoteWalk(classes, tokens.stepped_bytes);
-  const std::shared_ptr<const ClassTrie> built = tokens.ClassesFor(trie, classes);
+  EXPECT_EQ(tokens.ClassesFor(trie, classes, false), nullptr) << "built in a mask step";
+  const std::shared_ptr<const ClassTrie> built = tokens.ClassesFor(trie, classes, true);
   ASSERT_NE(built, nullptr);
-  EXPECT_EQ(tokens.ClassesFor(trie, classes), built) << "kept, not built again";
+  EXPECT_EQ(tokens.ClassesFor(trie, classes, true), built) << "kept, not built again";
+  EXPECT_EQ(tokens.ClassesFor(trie, classes, false), built) << "kept for mask steps";
   EXPECT_LE((built->size() - 1) * 3, tokens.stepped_bytes);
 
   // Every token with a blank is stepped, and appears once in the merged trie; the others are
@@ -111,7 +113,7 @@ TEST(ClassTrie, NotBuiltWhereMergingSavesTooLittle) {
   // Every byte its own class: nothing merges.
   const auto classes = ClassTrie::Partition([](uint8_t byte) { return byte; });
   tokens.NoteWalk(classes, tokens.stepped_bytes);
-  EXPECT_EQ(tokens.ClassesFor(split.index->trie, classes), nullptr);
+  EXPECT_EQ(tokens.ClassesFor(split.index->trie, classes, true), nullptr);
 }
 
 // Runs of letters up to 20 long, alone and followed by a blank, a dash, a backslash, a quote or
