@@ -73,6 +73,24 @@ Expected<std::shared_ptr<const constrain::SchemaIr>> CheckResponseSchema(
   if (!ir.ok()) return invalid(ir.error());
   auto grammar = constrain::CompiledGrammar::Compile(*ir, nullptr);
   if (!grammar.ok()) return invalid(grammar.error());
+  // A matcher takes a value's first byte only where the value can be finished, so a schema
+  // whose top value admits none (an empty enum, minimum above maximum, a pattern nothing
+  // matches) refuses every byte but the blanks before a document: an error now rather than
+  // an answer that cannot pass. (Emptiness further down, a required property whose schema is
+  // false, shows at the answer's check.)
+  const constrain::Matcher start(*grammar);
+  bool admits = false;
+  for (int byte = 0; byte < 256 && !admits; ++byte) {
+    if (byte == ' ' || byte == '\t' || byte == '\n' || byte == '\r') continue;
+    constrain::Matcher probe = start;
+    const char c = static_cast<char>(byte);
+    admits = probe.AcceptBytes(std::string_view(&c, 1));
+  }
+  if (!admits) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "response_format.json_schema.schema admits no JSON value: no document can "
+                 "satisfy it");
+  }
   return std::make_shared<const constrain::SchemaIr>(*std::move(ir));
 }
 

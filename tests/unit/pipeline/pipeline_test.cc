@@ -208,6 +208,30 @@ TEST_F(PipelineTest, AnInvalidResponseSchemaIsARequestErrorBeforeAnyToken) {
   EXPECT_TRUE(RequestPipeline::Create(*valid, {}, {"id", 1, "m"}, *engine_).ok());
 }
 
+TEST_F(PipelineTest, AResponseSchemaThatAdmitsNoValueIsARequestError) {
+  for (const std::string schema :
+       {R"({"enum":[]})", R"({"type":"integer","minimum":5,"maximum":3})",
+        R"({"type":"string","pattern":"x^"})",
+        R"({"allOf":[{"type":"string"},{"type":"null"}]})"}) {
+    auto request = protocol::DecodeChatCompletions(
+        R"({"model":"m","messages":[{"role":"user","content":"x"}],"response_format":{"type":)"
+        R"("json_schema","json_schema":{"name":"r","schema":)" +
+        schema + "}}}");
+    ASSERT_TRUE(request.ok()) << request.error().message();
+    auto created = RequestPipeline::Create(*request, {}, {"id", 1, "m"}, *engine_);
+    ASSERT_FALSE(created.ok()) << schema;
+    EXPECT_EQ(created.error().code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(created.error().message().find("admits no JSON value"), std::string::npos)
+        << created.error().message();
+  }
+  // One value is enough.
+  auto one = protocol::DecodeChatCompletions(
+      R"({"model":"m","messages":[{"role":"user","content":"x"}],"response_format":{"type":)"
+      R"("json_schema","json_schema":{"name":"r","schema":{"enum":[7]}}}})");
+  ASSERT_TRUE(one.ok());
+  EXPECT_TRUE(RequestPipeline::Create(*one, {}, {"id", 1, "m"}, *engine_).ok());
+}
+
 // The final answer of a json_schema request is checked: a fenced value is cleaned to the value
 // alone; an answer without a valid value is reported (422 for a body, an error event for a
 // stream), never returned as valid.
