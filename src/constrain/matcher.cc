@@ -401,6 +401,16 @@ struct Matcher::State {
     uint64_t max_length;
   };
   static bool PlainStep(NeedLevel& at, uint8_t byte, const PlainWalk& walk);
+  // A step function for NeedLevels whose text bytes (printable ASCII in the lexer's plain
+  // state) a walk takes inline through `plain` (see StepOne), the rest through `step`.
+  template <typename Step>
+  struct PlainStepper {
+    PlainWalk plain;
+    Step step;
+    bool operator()(NeedLevel& at, uint8_t byte) { return step(at, byte); }
+  };
+  template <typename StepByte, typename Level>
+  static bool StepOne(StepByte& step, Level& level, uint8_t byte);
   // A byte the string lexer treats apart where it stands: a control, the quote, a backslash.
   static bool LexerByte(const NeedLevel& at, uint8_t byte) {
     return at.level.lexer == grammar::kLexNormal && (byte < 0x20 || byte == '"' || byte == '\\');
@@ -1910,7 +1920,7 @@ std::shared_ptr<StringInside> Matcher::State::MakeStringInside(
   grammar::Frame frame = top;
   const PlainWalk walk{automaton->stepper(), to_accept,
                        grammar.specs.values[top.spec].string.max_length};
-  auto step = [&, walk](NeedLevel& at, uint8_t byte) {
+  auto other = [&, walk](NeedLevel& at, uint8_t byte) {
     const StringLevel& level = at.level;
     // Text in UTF-8 (not an escape, a quote or a control byte) takes the inline step.
     if (level.lexer < grammar::kLexEscape && !LexerByte(at, byte)) return PlainStep(at, byte, walk);
@@ -1922,6 +1932,7 @@ std::shared_ptr<StringInside> Matcher::State::MakeStringInside(
     at.need = std::max(at.need, at.level.count + to_accept[at.level.dfa]);
     return true;
   };
+  PlainStepper<decltype(other)> step{walk, other};
   auto on_tokens = [&](std::span<const uint32_t> found, const NeedLevel& at) {
     if (at.escaped) [[unlikely]] {
       made->escaped.insert(made->escaped.end(), found.begin(), found.end());
@@ -2025,7 +2036,7 @@ size_t Matcher::State::StepSplitSubtrees(const grammar::SplitTokens& tokens, con
     bool alive = true;
     for (uint32_t p = tokens.stepped_path_begin[k]; alive && p < tokens.stepped_path_begin[k + 1];
          ++p) {
-      alive = step(level, static_cast<uint8_t>(tokens.stepped_paths[p]));
+      alive = StepOne(step, level, static_cast<uint8_t>(tokens.stepped_paths[p]));
       ++steps;
     }
     if (alive) steps += StepSubtree(tokens.stepped_roots[k], level, by_depth, step, on_tokens);
@@ -2051,6 +2062,27 @@ inline bool Matcher::State::PlainStep(NeedLevel& at, uint8_t byte, const PlainWa
   return true;
 }
 
+// One byte of a walk through `step`; a PlainStepper's printable ASCII in the lexer's plain
+// state inline (PlainStep's path for it: the count, the automaton, what it still needs).
+template <typename StepByte, typename Level>
+inline bool Matcher::State::StepOne(StepByte& step, Level& level, uint8_t byte) {
+  if constexpr (requires { step.plain; }) {
+    if (level.level.lexer == grammar::kLexNormal && byte >= 0x20 && byte < 0x80 && byte != '"' &&
+        byte != '\\') {
+      const PlainWalk& walk = step.plain;
+      const uint32_t count = level.level.count + 1;
+      const uint32_t to = walk.automaton.Step(level.level.dfa, byte);
+      const uint32_t left = to == kDeadState ? UINT32_MAX : walk.to_accept[to];
+      if (left == UINT32_MAX || uint64_t{count} + left > walk.max_length) return false;
+      level.level.count = count;
+      level.level.dfa = to;
+      level.need = std::max(level.need, count + left);
+      return true;
+    }
+  }
+  return step(level, byte);
+}
+
 // The tokens of a ClassTrie, each node's byte through `step` from `start` (a level per depth
 // kept in `by_class`), and below each node its raw subtrees byte by byte (`by_depth`):
 // on_tokens for the tokens of each node whose bytes all step, a node's tokens at once.
@@ -2064,7 +2096,7 @@ void Matcher::State::StepClassTrie(const grammar::ClassTrie& classes, const Leve
   for (size_t i = 1; i < classes.size();) {
     const size_t depth = classes.depth[i];
     Level level = by_class[depth - 1];
-    if (!step(level, classes.byte[i])) {
+    if (!StepOne(step, level, classes.byte[i])) {
       i = classes.skip[i];
       continue;
     }
@@ -2100,7 +2132,7 @@ size_t Matcher::State::StepSubtree(size_t root, const Level& start, std::vector<
     const size_t depth = depths[i];
     Level level = at_depth[depth - 1];
     ++steps;
-    if (!step(level, bytes[i])) {
+    if (!StepOne(step, level, bytes[i])) {
       i = skips[i];
       continue;
     }
