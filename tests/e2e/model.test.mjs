@@ -234,7 +234,7 @@ describe('tiny Qwen3 model', { skip }, () => {
     assert.ok(later - generated < 20, `still generating: ${later - generated} tokens in 0.5 s`);
   });
 
-  test('bad input: a prompt longer than the context, an invalid schema; the server stays up', async () => {
+  test('bad input: a prompt longer than the context, an invalid schema, a schema no value meets; the server stays up', async () => {
     const long = 'word '.repeat(3000);
     await assert.rejects(
       openai.chat.completions.create({ model: 'tiny-qwen3', messages: [{ role: 'user', content: long }] }),
@@ -245,6 +245,13 @@ describe('tiny Qwen3 model', { skip }, () => {
         response_format: { type: 'json_schema', json_schema: { name: 'bad', schema: { type: 'object', properties: { a: { type: 'nonsense' } } } } },
       }),
       (e) => e.status === 400 && /response_format/.test(e.message));
+    // A schema that compiles but admits no value: refused before generating, not a 422 after.
+    await assert.rejects(
+      openai.chat.completions.create({
+        model: 'tiny-qwen3', max_tokens: 20, messages: [{ role: 'user', content: 'x' }],
+        response_format: { type: 'json_schema', json_schema: { name: 'none', schema: { type: 'integer', minimum: 5, maximum: 3 } } },
+      }),
+      (e) => e.status === 400 && /admits no JSON value/.test(e.message));
     const ok = await openai.chat.completions.create({
       model: 'tiny-qwen3', max_tokens: 2, messages: [{ role: 'user', content: 'still there?' }],
     });
