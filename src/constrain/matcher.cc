@@ -2063,21 +2063,13 @@ inline bool Matcher::State::PlainStep(NeedLevel& at, uint8_t byte, const PlainWa
 }
 
 // One byte of a walk through `step`; a PlainStepper's printable ASCII in the lexer's plain
-// state inline (PlainStep's path for it: the count, the automaton, what it still needs).
+// state straight to PlainStep, with the walk's tables at hand.
 template <typename StepByte, typename Level>
 inline bool Matcher::State::StepOne(StepByte& step, Level& level, uint8_t byte) {
   if constexpr (requires { step.plain; }) {
     if (level.level.lexer == grammar::kLexNormal && byte >= 0x20 && byte < 0x80 && byte != '"' &&
         byte != '\\') {
-      const PlainWalk& walk = step.plain;
-      const uint32_t count = level.level.count + 1;
-      const uint32_t to = walk.automaton.Step(level.level.dfa, byte);
-      const uint32_t left = to == kDeadState ? UINT32_MAX : walk.to_accept[to];
-      if (left == UINT32_MAX || uint64_t{count} + left > walk.max_length) return false;
-      level.level.count = count;
-      level.level.dfa = to;
-      level.need = std::max(level.need, count + left);
-      return true;
+      return PlainStep(level, byte, step.plain);
     }
   }
   return step(level, byte);

@@ -78,11 +78,11 @@ Expected<std::shared_ptr<const constrain::SchemaIr>> CheckResponseSchema(
   // matches) refuses every byte but the blanks before a document: an error now rather than
   // an answer that cannot pass. (Emptiness further down, a required property whose schema is
   // false, shows at the answer's check.)
-  const constrain::Matcher start(*grammar);
+  // A refused byte leaves the matcher as it was, so one matcher tries them all.
+  constrain::Matcher probe(*grammar);
   bool admits = false;
   for (int byte = 0; byte < 256 && !admits; ++byte) {
     if (byte == ' ' || byte == '\t' || byte == '\n' || byte == '\r') continue;
-    constrain::Matcher probe = start;
     const char c = static_cast<char>(byte);
     admits = probe.AcceptBytes(std::string_view(&c, 1));
   }
