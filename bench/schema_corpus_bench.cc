@@ -2,6 +2,7 @@
 // soundness counts, compile time and mask time pooled over every step of every walk.
 //
 //   crux_schema_corpus_bench VOCAB.gguf CORPUS_DIR [--max-schemas N] [--only SUBSTRING]
+//                            [--precompute-us N]
 //
 // CORPUS_DIR holds JSONSchemaBench maskbench files ({"schema", "tests": [{"valid","data"}]}).
 // For each schema: compile (timed, the vocabulary index already built): cold, the automaton
@@ -138,11 +139,13 @@ bool WalkInstance(const std::shared_ptr<const CompiledGrammar>& grammar, const V
   }
 }
 
+crux::constrain::GrammarOptions grammar_options;  // --precompute-us sets its budget
+
 Expected<std::shared_ptr<const CompiledGrammar>> Compile(
     const std::string& schema, const std::shared_ptr<const Vocabulary>& vocab) {
   auto ir = crux::constrain::CompileSchema(schema);
   if (!ir.ok()) return ir.error();
-  return CompiledGrammar::Compile(*ir, vocab);
+  return CompiledGrammar::Compile(*ir, vocab, grammar_options);
 }
 
 void RunFile(const std::filesystem::path& path, const std::shared_ptr<const Vocabulary>& vocab,
@@ -198,7 +201,9 @@ void RunFile(const std::filesystem::path& path, const std::shared_ptr<const Voca
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s VOCAB.gguf CORPUS_DIR [--max-schemas N] [--only SUBSTRING]\n",
+    std::fprintf(stderr,
+                 "usage: %s VOCAB.gguf CORPUS_DIR [--max-schemas N] [--only SUBSTRING] "
+                 "[--precompute-us N]\n",
                  argv[0]);
     return 2;
   }
@@ -208,6 +213,9 @@ int main(int argc, char** argv) {
     if (std::string(argv[i]) == "--max-schemas")
       max_schemas = std::strtoull(argv[i + 1], nullptr, 10);
     if (std::string(argv[i]) == "--only") only = argv[i + 1];
+    if (std::string(argv[i]) == "--precompute-us") {
+      grammar_options.precompute_us = static_cast<uint32_t>(std::strtoul(argv[i + 1], nullptr, 10));
+    }
   }
   if (const char* steps = std::getenv("CRUX_BENCH_STEPS")) steps_out = std::fopen(steps, "w");
   if (const char* over = std::getenv("CRUX_BENCH_STEP_US")) steps_over_us = std::atof(over);

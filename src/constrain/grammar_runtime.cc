@@ -769,6 +769,11 @@ void PrepareNumber(NumberSpec& spec) {
     MagnitudeRange(spec, side == 1, spec.magnitude_low[side], spec.magnitude_high[side]);
 }
 
+bool AdmitsSomeNumber(const NumberSpec& spec) {
+  const Real inf = std::numeric_limits<Real>::infinity();
+  return Meets(spec, -inf, false, inf, false);
+}
+
 // The magnitudes (|value|) the spec allows on one side of zero: [low, high], either end
 // possibly open or infinite, from the bounds and, when there are enum numbers, from those
 // of them that are not zero (nothing: low > high).

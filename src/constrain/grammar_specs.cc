@@ -201,6 +201,11 @@ class Builder {
   Status Dnf(Conj conj, Choices choices, size_t next, std::vector<Conj>& out);
   bool Satisfiable(const Conj& conj) const;
   Expected<SpecId> Spec(const Conj& flat);
+  // Removes from every alternative list the specs no JSON value meets (an empty number range,
+  // a string no pattern takes within its length, a required member or a first item that no
+  // value meets), so that the matcher never opens a value it cannot finish.
+  void DropEmptySpecs();
+  bool Admits(const ValueSpec& spec, const std::vector<uint8_t>& admits) const;
   Status FillEnum(const Conj& flat, ValueSpec& spec);
   Status FillString(const Conj& flat, ValueSpec& spec);
   void FillNumber(const Conj& flat, ValueSpec& spec) const;
@@ -399,6 +404,15 @@ Expected<Specs> Builder::Build() {
   auto root = Alternatives({ir_.root});
   if (!root) return root.error();
   specs_.root = *root;
+  for (const ByteDfa& dfa : specs_.dfas)
+    specs_.dfa_live_bytes.push_back(LiveBytes(dfa));
+  for (const ByteDfa& dfa : specs_.dfas) {
+    specs_.dfa_min_to_accept.push_back(MinToAccept(dfa));
+    specs_.dfa_reach.push_back(ComputeDfaReach(dfa, specs_.dfa_min_to_accept.back()));
+  }
+  for (ValueSpec& spec : specs_.values)
+    PrepareNumber(spec.number);
+  DropEmptySpecs();
   // Whether a member can be written is known only now: recursive schemas name alternative
   // lists that were still being built when their object was.
   for (ObjectSpec& object : specs_.objects) {
@@ -415,15 +429,81 @@ Expected<Specs> Builder::Build() {
       if (!specs_.alts[alts].empty()) object.undeclared_possible = true;
     }
   }
-  for (const ByteDfa& dfa : specs_.dfas)
-    specs_.dfa_live_bytes.push_back(LiveBytes(dfa));
-  for (const ByteDfa& dfa : specs_.dfas) {
-    specs_.dfa_min_to_accept.push_back(MinToAccept(dfa));
-    specs_.dfa_reach.push_back(ComputeDfaReach(dfa, specs_.dfa_min_to_accept.back()));
-  }
-  for (ValueSpec& spec : specs_.values)
-    PrepareNumber(spec.number);
   return std::move(specs_);
+}
+
+bool Builder::Admits(const ValueSpec& spec, const std::vector<uint8_t>& admits) const {
+  auto some = [&](AltsId alts) {
+    return std::any_of(specs_.alts[alts].begin(), specs_.alts[alts].end(),
+                       [&](SpecId id) { return admits[id] != 0; });
+  };
+  constexpr uint8_t kNumbers = kTypeInteger | kTypeNumber;
+  if (spec.has_enum) {
+    if ((spec.types & ~kNumbers) != 0 && spec.literals != kNone) return true;
+    return (spec.types & kNumbers) != 0 && AdmitsSomeNumber(spec.number);
+  }
+  if ((spec.types & (kTypeNull | kTypeBoolean)) != 0) return true;
+  if ((spec.types & kNumbers) != 0 && AdmitsSomeNumber(spec.number)) return true;
+  if ((spec.types & kTypeString) != 0) {
+    const StringSpec& s = spec.string;
+    bool fits = s.min_length <= s.max_length;
+    if (fits && s.dfa != kNone) {
+      // The fewest code points the automaton takes to match (UINT32_MAX: it matches nothing).
+      const uint32_t start = specs_.dfas[s.dfa].start();
+      const uint32_t fewest =
+          start == kDeadState ? UINT32_MAX : specs_.dfa_min_to_accept[s.dfa][start];
+      fits = fewest != UINT32_MAX && fewest <= s.max_length;
+    }
+    if (fits) return true;
+  }
+  if ((spec.types & kTypeArray) != 0) {
+    if (spec.array == kNone) return true;
+    const ArraySpec& a = specs_.arrays[spec.array];
+    bool items = a.min_items <= a.max_items;
+    for (uint64_t i = 0; items && i < a.min_items && i <= a.prefix.size(); ++i)
+      items = some(a.item(i));
+    if (items) return true;
+  }
+  if ((spec.types & kTypeObject) != 0) {
+    if (spec.object == kNone) return true;
+    const ObjectSpec& o = specs_.objects[spec.object];
+    uint64_t required = 0;
+    uint64_t writable = 0;
+    bool members = o.min_properties <= o.max_properties;
+    for (const PropertySpec& property : o.properties) {
+      const bool can = some(property.value);
+      writable += can ? 1 : 0;
+      if (property.required) {
+        ++required;
+        members = members && can;
+      }
+    }
+    bool undeclared = some(o.undeclared);
+    for (AltsId alts : o.undeclared_by_state)
+      undeclared = undeclared || some(alts);
+    members =
+        members && required <= o.max_properties && (undeclared || writable >= o.min_properties);
+    if (members) return true;
+  }
+  return false;
+}
+
+void Builder::DropEmptySpecs() {
+  // Least fixpoint: a spec admits a value once some type of it has one whose parts (required
+  // members, the first min_items items) do. Specs are numbered before the ones they contain,
+  // so sweeping from the last converges in one sweep for a tree; recursion takes more.
+  std::vector<uint8_t> admits(specs_.values.size(), 0);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t id = specs_.values.size(); id-- > 0;) {
+      if (admits[id] == 0 && Admits(specs_.values[id], admits)) {
+        admits[id] = 1;
+        changed = true;
+      }
+    }
+  }
+  for (std::vector<SpecId>& list : specs_.alts)
+    std::erase_if(list, [&](SpecId id) { return admits[id] == 0; });
 }
 
 void Builder::Close(NodeId id, Conj& conj, Choices& choices) const {

@@ -138,6 +138,9 @@ struct NumberSpec {
   bool bounded() const { return low.present || high.present || !points.empty(); }
 };
 void PrepareNumber(NumberSpec& spec);
+// True when some number meets the spec (after PrepareNumber): its bounds, integrality and enum
+// numbers.
+bool AdmitsSomeNumber(const NumberSpec& spec);
 
 struct ArraySpec {
   std::vector<AltsId> prefix;  // item i < prefix.size()

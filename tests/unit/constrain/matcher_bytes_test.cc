@@ -208,6 +208,46 @@ TEST(GrammarBytes, NameWithoutPossibleValueRefusedAtItsQuote) {
   EXPECT_FALSE(Accepts(grammar, "{\"n\":1}"));
 }
 
+// Emptiness is found below the top level too: a value whose required member, first items,
+// number range or pattern no JSON text meets is never opened, so every accepted prefix can
+// still be finished, and a top-level value made of such parts refuses its first byte.
+TEST(GrammarBytes, ValuesNoTextMeetsAreNeverOpened) {
+  auto grammar = Grammar(R"({"type":"object","properties":{
+      "a":{"type":"object","properties":{"x":false},"required":["x"]},
+      "b":{"type":"array","items":false,"minItems":1},
+      "c":{"type":"integer","minimum":1.5,"maximum":1.7},
+      "d":{"type":"string","pattern":"^abc$","maxLength":2},
+      "e":{"type":"array","prefixItems":[true,{"enum":[]}],"minItems":2},
+      "f":{"anyOf":[{"type":"array","items":{"$ref":"#/properties/c"},"minItems":1},{"type":"null"}]},
+      "g":{"type":"object","properties":{"y":{"$ref":"#/properties/g"}},"required":["y"]},
+      "h":{"type":"array","items":false},
+      "i":{"type":"object","additionalProperties":false,"minProperties":1}}})");
+  ASSERT_NE(grammar, nullptr);
+  for (const char* name : {"a", "b", "c", "d", "e", "g", "i"}) {
+    EXPECT_FALSE(Matcher(grammar).AcceptBytes(std::string("{\"") + name + "\"")) << name;
+  }
+  EXPECT_TRUE(Accepts(grammar, R"({"f":null})"));
+  EXPECT_FALSE(Matcher(grammar).AcceptBytes(R"({"f":[)"));
+  EXPECT_TRUE(Accepts(grammar, R"({"h":[]})"));
+  EXPECT_FALSE(Matcher(grammar).AcceptBytes(R"({"h":[1)"));
+  EXPECT_TRUE(Accepts(grammar, "{}"));
+
+  for (const char* schema :
+       {R"({"type":"array","items":false,"minItems":1})",
+        R"({"type":"object","properties":{"x":false},"required":["x"]})",
+        R"({"type":"object","properties":{"x":{"$ref":"#"}},"required":["x"]})"}) {
+    auto empty = Grammar(schema);
+    ASSERT_NE(empty, nullptr);
+    for (int byte = 0x21; byte < 0x7F; ++byte)
+      EXPECT_FALSE(Matcher(empty).AcceptBytes(std::string(1, static_cast<char>(byte)))) << schema;
+  }
+  // Recursion that can end is kept: a list whose tail may be null.
+  EXPECT_TRUE(Accepts(
+      Grammar(
+          R"({"type":"object","properties":{"next":{"anyOf":[{"$ref":"#"},{"type":"null"}]}},"required":["next"]})"),
+      R"({"next":{"next":null}})"));
+}
+
 // A \u escape is refused as soon as no code point its digits can still spell is taken, by
 // the automaton of a pattern or by a declared name: the whole code point decides, not its
 // first UTF-8 byte (U+00E1 and U+00F0..U+00FF share the lead byte C3).

@@ -211,8 +211,10 @@ TEST_F(PipelineTest, AnInvalidResponseSchemaIsARequestErrorBeforeAnyToken) {
 TEST_F(PipelineTest, AResponseSchemaThatAdmitsNoValueIsARequestError) {
   for (const std::string schema :
        {R"({"enum":[]})", R"({"type":"integer","minimum":5,"maximum":3})",
-        R"({"type":"string","pattern":"x^"})",
-        R"({"allOf":[{"type":"string"},{"type":"null"}]})"}) {
+        R"({"type":"string","pattern":"x^"})", R"({"allOf":[{"type":"string"},{"type":"null"}]})",
+        R"({"type":"array","items":false,"minItems":1})",
+        R"({"type":"object","properties":{"a":{"type":"object","properties":{"b":false},)"
+        R"("required":["b"]}},"required":["a"]})"}) {
     auto request = protocol::DecodeChatCompletions(
         R"({"model":"m","messages":[{"role":"user","content":"x"}],"response_format":{"type":)"
         R"("json_schema","json_schema":{"name":"r","schema":)" +
