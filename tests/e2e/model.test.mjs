@@ -252,6 +252,15 @@ describe('tiny Qwen3 model', { skip }, () => {
         response_format: { type: 'json_schema', json_schema: { name: 'none', schema: { type: 'integer', minimum: 5, maximum: 3 } } },
       }),
       (e) => e.status === 400 && /admits no JSON value/.test(e.message));
+    // ... also where the emptiness lies below the top: a required member that admits nothing.
+    await assert.rejects(
+      openai.chat.completions.create({
+        model: 'tiny-qwen3', max_tokens: 20, messages: [{ role: 'user', content: 'x' }],
+        response_format: { type: 'json_schema', json_schema: { name: 'deep', schema: {
+          type: 'object', required: ['a'],
+          properties: { a: { type: 'array', items: false, minItems: 1 } } } } },
+      }),
+      (e) => e.status === 400 && /admits no JSON value/.test(e.message));
     const ok = await openai.chat.completions.create({
       model: 'tiny-qwen3', max_tokens: 2, messages: [{ role: 'user', content: 'still there?' }],
     });
