@@ -5,6 +5,9 @@
 #include <array>
 #include <bit>
 #include <optional>
+#include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "grammar_specs.h"
 
@@ -450,5 +453,34 @@ ByteSplit EntrySplit(const ByteDfa& dfa, const PhaseTable& table, const std::vec
 }
 
 }  // namespace
+
+bool SameWithin(const ByteDfa& dfa, const std::vector<uint32_t>& to_accept, uint32_t s, uint32_t t,
+                uint32_t horizon, size_t& budget) {
+  // The pairs of states one text reaches from (s, t), breadth first: a pair first met at
+  // depth d stands for every later meeting of it, whose texts are its own cut shorter.
+  if (s == t) return true;
+  if (to_accept[s] != to_accept[t]) return false;
+  std::unordered_set<uint64_t> seen;
+  std::vector<std::pair<uint32_t, uint32_t>> level{{s, t}};
+  std::vector<std::pair<uint32_t, uint32_t>> next;
+  seen.insert(uint64_t{s} << 32 | t);
+  const size_t classes = dfa.class_count();
+  for (uint32_t depth = 0; depth < horizon && !level.empty(); ++depth) {
+    next.clear();
+    for (const auto& [p, q] : level) {
+      if (budget == 0) return false;
+      --budget;
+      for (size_t c = 0; c < classes; ++c) {
+        const uint32_t a = dfa.StepClass(p, c);
+        const uint32_t b = dfa.StepClass(q, c);
+        if (a == b) continue;  // one state: the same from here on
+        if (a == kDeadState || b == kDeadState || to_accept[a] != to_accept[b]) return false;
+        if (seen.insert(uint64_t{a} << 32 | b).second) next.emplace_back(a, b);
+      }
+    }
+    level.swap(next);
+  }
+  return true;
+}
 
 }  // namespace crux::constrain::grammar

@@ -215,6 +215,15 @@ struct CountSplit {
 std::optional<CountSplit> SplitForCount(const ByteDfa& dfa, const DfaReach& reach, uint32_t state,
                                         uint32_t max_horizon);
 
+// True when no text of at most `horizon` bytes tells states `s` and `t` of a string automaton
+// apart: from both, every such text is refused at the same byte or taken through states that
+// need the same code points to match (MinToAccept's `to_accept`) at every byte. Such states
+// let the same tokens through with the same needs (a count far from its bound:
+// `(\S+\s+){0,99}` in word 3 and in word 40). Each pair of states stepped costs one of
+// `budget`; false, with the budget spent, when it runs out first.
+bool SameWithin(const ByteDfa& dfa, const std::vector<uint32_t>& to_accept, uint32_t s, uint32_t t,
+                uint32_t horizon, size_t& budget);
+
 // One alternative of a value position: a merged conjunction of schema nodes.
 struct ValueSpec {
   uint8_t types = kTypeAny;  // TypeBits; kTypeInteger without kTypeNumber: integers only

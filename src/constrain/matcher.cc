@@ -51,6 +51,9 @@ struct CompiledGrammar::Impl {
     }
   };
   mutable std::unordered_map<InsideKey, std::shared_ptr<const StringInside>, InsideKeyHash> insides;
+  // Per (automaton, length bound), with state 0: the states whose StringInside was walked, in
+  // order, where another state may find one no token tells it apart from (SameWithin).
+  mutable std::unordered_map<InsideKey, std::vector<uint32_t>, InsideKeyHash> walked_states;
   // Per (object, pattern state) of a name under patternProperties: the tokens that stay inside
   // while no declared name is being written (SplitKey), on first use, in the same budget (as
   // the splits cut to a horizon of their own).
@@ -136,6 +139,12 @@ using SharedInsides =
     ByteLru<SharedInsideKey, std::shared_ptr<const StringInside>, SharedInsideKeyHash>;
 
 constexpr size_t kSharedInsideBytes = size_t{64} << 20;
+
+// How many walked states, the latest first, a state's StringInside is compared with before
+// its own walk, and the most pairs of states SameWithin steps for it in all (a walk steps
+// about 100,000 bytes, each a state step; a pair is a state step per byte class).
+constexpr size_t kSameCandidates = 4;
+constexpr size_t kSameBudget = 512;
 
 // No token set is made ahead (GrammarOptions::precompute_us) past this from the start of a
 // schema's compile (CompileSchema's time included; the vocabulary index, built by the first
@@ -307,6 +316,10 @@ struct Matcher::State {
   struct PendingStates;
   std::vector<PendingStates> StringsToPrecompute() const;
   void PrecomputeState(PendingStates& p, uint32_t state);
+  std::shared_ptr<const StringInside> FromSameState(
+      const grammar::Frame& top, const std::shared_ptr<const grammar::SplitTokens>& tokens);
+  void SafeNeeds(uint32_t dfa, uint32_t state, const grammar::ByteSet& safe, uint32_t& low,
+                 uint32_t& high) const;
   std::shared_ptr<StringInside> MakeStringInside(
       const grammar::Frame& top, std::shared_ptr<const grammar::SplitTokens> tokens);
   void FinishStringInside(StringInside& made, uint32_t dfa, uint32_t state,
@@ -1780,7 +1793,12 @@ const StringInside* Matcher::State::StringInsideOf(const grammar::Frame& top) {
   if (made == nullptr) {
     auto tokens = SplitTokensOf(spec.dfa, top.a);
     if (tokens->safe_count < grammar.vocabulary->size() / 32) return nullptr;
-    made = MakeStringInside(top, std::move(tokens));
+    made = FromSameState(top, tokens);
+    if (made == nullptr) {
+      made = MakeStringInside(top, std::move(tokens));
+      std::lock_guard<std::mutex> lock(grammar.split_mutex);
+      grammar.walked_states[{spec.dfa, 0, key.max_length}].push_back(top.a);
+    }
     const size_t bytes = made->memory_bytes() + shared_key.automaton.size();
     Shared().Insert(std::move(shared_key), made, bytes);
   }
@@ -1793,6 +1811,49 @@ const StringInside* Matcher::State::StringInsideOf(const grammar::Frame& top) {
   }
   grammar.inside_bytes += made->memory_bytes();
   return grammar.insides.emplace(key, std::move(made)).first->second.get();
+}
+
+// The StringInside of `top` taken from a state already walked that no token's text tells its
+// state apart from (SameWithin, to a code point past the longest token: a walk probes that far
+// after an escape) and that has the byte split `tokens`: that state's, with the safe tokens'
+// needs of `top`'s own. Null when none is found within kSameCandidates and kSameBudget.
+std::shared_ptr<const StringInside> Matcher::State::FromSameState(
+    const grammar::Frame& top, const std::shared_ptr<const grammar::SplitTokens>& tokens) {
+  const grammar::StringSpec& spec = grammar.specs.values[top.spec].string;
+  const CompiledGrammar::Impl::InsideKey key{spec.dfa, 0, InsideBound(spec)};
+  std::vector<uint32_t> candidates;
+  {
+    std::lock_guard<std::mutex> lock(grammar.split_mutex);
+    auto found = grammar.walked_states.find(key);
+    if (found == grammar.walked_states.end()) return nullptr;
+    const std::vector<uint32_t>& walked = found->second;
+    for (size_t i = walked.size(); i-- > 0 && candidates.size() < kSameCandidates;)
+      candidates.push_back(walked[i]);
+  }
+  const ByteDfa& automaton = grammar.specs.dfas[spec.dfa];
+  const std::vector<uint32_t>& to_accept = grammar.specs.dfa_min_to_accept[spec.dfa];
+  const auto horizon = static_cast<uint32_t>(grammar.index->trie.max_depth + 4);
+  size_t budget = kSameBudget;
+  for (const uint32_t other : candidates) {
+    if (SplitTokensOf(spec.dfa, other) != tokens) continue;
+    if (!grammar::SameWithin(automaton, to_accept, top.a, other, horizon, budget)) {
+      if (budget == 0) return nullptr;
+      continue;
+    }
+    const SharedInsideKey other_key{grammar.vocabulary->identity(),
+                                    grammar.specs.dfa_keys[spec.dfa], other, key.max_length};
+    std::shared_ptr<const StringInside> same = Shared().Find(other_key).value_or(nullptr);
+    if (same == nullptr) continue;  // out of the shared cache meanwhile
+    uint32_t low = 0;
+    uint32_t high = 0;
+    SafeNeeds(spec.dfa, top.a, tokens->safe, low, high);
+    if (low == same->safe_need_low && high == same->safe_need_high) return same;
+    auto own = std::make_shared<StringInside>(*same);
+    own->safe_need_low = low;
+    own->safe_need_high = high;
+    return own;
+  }
+  return nullptr;
 }
 
 // An automaton's states to make ahead (PrecomputeStrings), breadth first from its start: a
@@ -2000,14 +2061,20 @@ void Matcher::State::FinishStringInside(StringInside& made, uint32_t dfa, uint32
   grammar.index->string_classes[grammar::kLexNormal].inside.OrIntoAnd(all, tokens->safe_only);
   made.stepped = grammar::TokenMask(std::move(stepped));
   made.all = grammar::TokenMask(std::move(all));
-  // The states the safe bytes reach from `state`, and what each still needs.
+  SafeNeeds(dfa, state, tokens->safe, made.safe_need_low, made.safe_need_high);
+  made.tokens = std::move(tokens);
+}
+
+// The fewest and most code points still needed in the states the `safe` bytes reach from
+// `state` of automaton `dfa`.
+void Matcher::State::SafeNeeds(uint32_t dfa, uint32_t state, const grammar::ByteSet& safe,
+                               uint32_t& low, uint32_t& high) const {
   const ByteDfa& automaton = grammar.specs.dfas[dfa];
   const std::vector<uint32_t>& to_accept = grammar.specs.dfa_min_to_accept[dfa];
-  const grammar::ByteSet& safe = tokens->safe;
   std::vector<uint32_t> reached{state};
   std::vector<uint8_t> seen(automaton.state_count(), 0);
   seen[state] = 1;
-  made.safe_need_low = made.safe_need_high = to_accept[state];
+  low = high = to_accept[state];
   for (size_t head = 0; head < reached.size(); ++head) {
     for (int byte = 0x20; byte < 256; ++byte) {
       if (!safe.Has(static_cast<uint8_t>(byte)) || byte == '"' || byte == '\\') continue;
@@ -2015,11 +2082,10 @@ void Matcher::State::FinishStringInside(StringInside& made, uint32_t dfa, uint32
       if (to == kDeadState || seen[to] != 0) continue;
       seen[to] = 1;
       reached.push_back(to);
-      made.safe_need_low = std::min(made.safe_need_low, to_accept[to]);
-      made.safe_need_high = std::max(made.safe_need_high, to_accept[to]);
+      low = std::min(low, to_accept[to]);
+      high = std::max(high, to_accept[to]);
     }
   }
-  made.tokens = std::move(tokens);
 }
 
 // The stepped tokens of a byte split, a subtree of the trie at a time: its path of safe bytes,

@@ -307,6 +307,21 @@ TEST(GrammarMask, BoundedPatternStringsEqualBruteForceOnLlama3) {
   EXPECT_GT(GreedyWalksEqualBruteForce(vocabulary, cases), 20u);
 }
 
+// A count far from its bound: each new count's state takes the StringInside of one walked
+// before it that no token tells apart (SameWithin), with its own safe tokens' needs; near
+// the bound, the states are walked again.
+TEST(GrammarMask, StatesAlikeWithinTheLongestTokenEqualBruteForceOnLlama3) {
+  auto vocabulary = test_data::Llama3Vocabulary();
+  if (vocabulary == nullptr) GTEST_SKIP() << test_data::kNoLlamaCpp;
+  const WalkCase cases[] = {
+      {R"({"type":"string","pattern":"^([a-z ]*[0-9]){0,300}[a-z ]*$"})",
+       R"("ab1 cd2 ef3 gh4 ij5 kl6 mn7 op8 qr9 st0 uv")"},
+      {R"({"type":"string","pattern":"^([a-z ]*[0-9]){0,12}[a-z ]*$"})",
+       R"("a1b2c3d4 e5 f6 g7 h8 i9 j0 k1 l2 mm")"},
+  };
+  EXPECT_GT(GreedyWalksEqualBruteForce(vocabulary, cases), 20u);
+}
+
 // Names of a closed object under patternProperties where declared names go on through bytes
 // that kill the pattern ('@' and '/'): the tokens along the declared names are stepped beside
 // the pattern's split.

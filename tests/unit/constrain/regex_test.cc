@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "constrain/formats.h"
+#include "constrain/grammar_specs.h"
 #include "crux/constrain/automaton_cache.h"
+#include "crux/constrain/schema_ir.h"
 #include "format_reference.h"
 
 namespace crux::constrain {
@@ -642,6 +644,34 @@ TEST(RegexTest, CountedClassIsTheLoopUnderALengthBound) {
           << form.pattern << " on '" << text << "'";
     }
   }
+}
+
+// States of a count far from its bound are alike for every text shorter than the distance
+// (their tokens' walks are one); near it, the text that reaches the bound tells them apart,
+// and a spent budget answers no.
+TEST(RegexTest, SameWithinTellsCountsApartOnlyNearTheirBound) {
+  auto ir = CompileSchema(R"({"type":"string","pattern":"^([a-z ]*[0-9]){0,300}[a-z ]*$"})");
+  ASSERT_TRUE(ir.ok()) << ir.error().message();
+  auto specs = grammar::BuildSpecs(*ir, {});
+  ASSERT_TRUE(specs.ok()) << specs.error().message();
+  ASSERT_EQ(specs->dfas.size(), 1u);
+  const ByteDfa& dfa = specs->dfas[0];
+  const std::vector<uint32_t>& to_accept = specs->dfa_min_to_accept[0];
+  auto after_digits = [&](int digits) {
+    uint32_t state = dfa.start();
+    for (int i = 0; i < digits; ++i)
+      state = dfa.Step(state, '1');
+    return state;
+  };
+  size_t budget = size_t{1} << 20;
+  EXPECT_TRUE(grammar::SameWithin(dfa, to_accept, after_digits(3), after_digits(40), 132, budget));
+  // 290 digits and 10 more reach the bound; an 11th refuses there and not after 3.
+  EXPECT_TRUE(grammar::SameWithin(dfa, to_accept, after_digits(3), after_digits(290), 10, budget));
+  EXPECT_FALSE(grammar::SameWithin(dfa, to_accept, after_digits(3), after_digits(290), 11, budget));
+  EXPECT_TRUE(grammar::SameWithin(dfa, to_accept, after_digits(7), after_digits(7), 132, budget));
+  size_t little = 1;
+  EXPECT_FALSE(grammar::SameWithin(dfa, to_accept, after_digits(3), after_digits(40), 132, little));
+  EXPECT_EQ(little, 0u);
 }
 
 }  // namespace
