@@ -52,8 +52,14 @@ struct CompiledGrammar::Impl {
   };
   mutable std::unordered_map<InsideKey, std::shared_ptr<const StringInside>, InsideKeyHash> insides;
   // Per (automaton, length bound), with state 0: the states whose StringInside was walked, in
-  // order, where another state may find one no token tells it apart from (SameWithin).
-  mutable std::unordered_map<InsideKey, std::vector<uint32_t>, InsideKeyHash> walked_states;
+  // order, where another state may find one no token tells it apart from (SameWithin), and
+  // how often a state found one or none.
+  struct Walked {
+    std::vector<uint32_t> states;
+    uint32_t found = 0;
+    uint32_t missed = 0;
+  };
+  mutable std::unordered_map<InsideKey, Walked, InsideKeyHash> walked_states;
   // Per (object, pattern state) of a name under patternProperties: the tokens that stay inside
   // while no declared name is being written (SplitKey), on first use, in the same budget (as
   // the splits cut to a horizon of their own).
@@ -145,6 +151,9 @@ constexpr size_t kSharedInsideBytes = size_t{64} << 20;
 // about 100,000 bytes, each a state step; a pair is a state step per byte class).
 constexpr size_t kSameCandidates = 4;
 constexpr size_t kSameBudget = 512;
+// An automaton is no longer compared once its states found none alike this many times for
+// each time one did (and once more).
+constexpr uint32_t kSameMisses = 4;
 
 // No token set is made ahead (GrammarOptions::precompute_us) past this from the start of a
 // schema's compile (CompileSchema's time included; the vocabulary index, built by the first
@@ -318,6 +327,9 @@ struct Matcher::State {
   void PrecomputeState(PendingStates& p, uint32_t state);
   std::shared_ptr<const StringInside> FromSameState(
       const grammar::Frame& top, const std::shared_ptr<const grammar::SplitTokens>& tokens);
+  std::shared_ptr<const StringInside> SameStateInside(
+      const grammar::Frame& top, const std::shared_ptr<const grammar::SplitTokens>& tokens,
+      std::span<const uint32_t> candidates);
   void SafeNeeds(uint32_t dfa, uint32_t state, const grammar::ByteSet& safe, uint32_t& low,
                  uint32_t& high) const;
   std::shared_ptr<StringInside> MakeStringInside(
@@ -1797,7 +1809,7 @@ const StringInside* Matcher::State::StringInsideOf(const grammar::Frame& top) {
     if (made == nullptr) {
       made = MakeStringInside(top, std::move(tokens));
       std::lock_guard<std::mutex> lock(grammar.split_mutex);
-      grammar.walked_states[{spec.dfa, 0, key.max_length}].push_back(top.a);
+      grammar.walked_states[{spec.dfa, 0, key.max_length}].states.push_back(top.a);
     }
     const size_t bytes = made->memory_bytes() + shared_key.automaton.size();
     Shared().Insert(std::move(shared_key), made, bytes);
@@ -1826,10 +1838,26 @@ std::shared_ptr<const StringInside> Matcher::State::FromSameState(
     std::lock_guard<std::mutex> lock(grammar.split_mutex);
     auto found = grammar.walked_states.find(key);
     if (found == grammar.walked_states.end()) return nullptr;
-    const std::vector<uint32_t>& walked = found->second;
-    for (size_t i = walked.size(); i-- > 0 && candidates.size() < kSameCandidates;)
-      candidates.push_back(walked[i]);
+    // An automaton whose states keep differing (a word count, whose texts as long as a
+    // token reach its bound) is no longer compared.
+    const CompiledGrammar::Impl::Walked& walked = found->second;
+    if (walked.missed >= kSameMisses * (walked.found + 1)) return nullptr;
+    for (size_t i = walked.states.size(); i-- > 0 && candidates.size() < kSameCandidates;)
+      candidates.push_back(walked.states[i]);
   }
+  std::shared_ptr<const StringInside> same = SameStateInside(top, tokens, candidates);
+  std::lock_guard<std::mutex> lock(grammar.split_mutex);
+  CompiledGrammar::Impl::Walked& walked = grammar.walked_states[key];
+  ++(same != nullptr ? walked.found : walked.missed);
+  return same;
+}
+
+// FromSameState's comparisons with the walked states `candidates`, the latest first.
+std::shared_ptr<const StringInside> Matcher::State::SameStateInside(
+    const grammar::Frame& top, const std::shared_ptr<const grammar::SplitTokens>& tokens,
+    std::span<const uint32_t> candidates) {
+  const grammar::StringSpec& spec = grammar.specs.values[top.spec].string;
+  const uint64_t bound = InsideBound(spec);
   const ByteDfa& automaton = grammar.specs.dfas[spec.dfa];
   const std::vector<uint32_t>& to_accept = grammar.specs.dfa_min_to_accept[spec.dfa];
   const auto horizon = static_cast<uint32_t>(grammar.index->trie.max_depth + 4);
@@ -1841,7 +1869,7 @@ std::shared_ptr<const StringInside> Matcher::State::FromSameState(
       continue;
     }
     const SharedInsideKey other_key{grammar.vocabulary->identity(),
-                                    grammar.specs.dfa_keys[spec.dfa], other, key.max_length};
+                                    grammar.specs.dfa_keys[spec.dfa], other, bound};
     std::shared_ptr<const StringInside> same = Shared().Find(other_key).value_or(nullptr);
     if (same == nullptr) continue;  // out of the shared cache meanwhile
     uint32_t low = 0;
