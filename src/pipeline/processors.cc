@@ -10,6 +10,12 @@
 #include "crux/parse/tools/registry.h"
 
 namespace crux::pipeline {
+
+constrain::GrammarCache& ResponseFormatGrammars() {
+  static auto* cache = new constrain::GrammarCache(kCachedResponseFormats);  // used until exit
+  return *cache;
+}
+
 namespace {
 
 using Processor = std::unique_ptr<logits::LogitsProcessor>;
@@ -66,7 +72,8 @@ Expected<Processor> Grammar(const protocol::ChatRequest& request, const Processo
         format.kind == protocol::ResponseFormatKind::kJsonSchema ? format.schema_json : "";
     constrain::GrammarOptions options;
     options.max_whitespace = kMaxWhitespace;
-    auto processor = logits::JsonSchemaProcessor::Create(schema, std::move(vocabulary), options);
+    auto processor = logits::JsonSchemaProcessor::Create(schema, std::move(vocabulary), options,
+                                                         &ResponseFormatGrammars());
     if (!processor.ok()) {
       return Error(ErrorCode::kInvalidArgument,
                    "response_format: " + std::string(processor.error().message()));

@@ -6,12 +6,14 @@
 // Engines without a vocabulary (the mock) get no processors.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "crux/base/error.h"
+#include "crux/constrain/matcher.h"
 #include "crux/engine/engine.h"
 #include "crux/logits/processor.h"
 #include "crux/protocol/request.h"
@@ -28,6 +30,13 @@ struct ProcessorInputs {
 // Whitespace inside generated JSON: at most this many blanks in a row (llama.cpp's grammars
 // allow a newline or two and 20 blanks), so that a model cannot fill its answer with blanks.
 inline constexpr uint32_t kMaxWhitespace = 20;
+
+// Compiled `response_format` grammars, shared by every request of the process and keyed by
+// vocabulary, schema text and options: an agent that sends the same schema every turn
+// compiles it once, and the token sets of pattern states that its first request made serve
+// the next ones. The least recently used of kCachedResponseFormats goes first.
+inline constexpr size_t kCachedResponseFormats = 32;
+constrain::GrammarCache& ResponseFormatGrammars();
 
 // The request's reasoning budget: thinking_token_budget (or Anthropic's budget_tokens), else
 // reasoning_effort's, else the server's default.
