@@ -1,11 +1,11 @@
 #include "processors.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "crux/constrain/vocab.h"
 #include "crux/logits/json_schema.h"
 #include "crux/logits/thinking.h"
-#include "crux/logits/tool_calls.h"
 #include "crux/parse/reasoning/registry.h"
 #include "crux/parse/tools/registry.h"
 
@@ -16,9 +16,82 @@ constrain::GrammarCache& ResponseFormatGrammars() {
   return *cache;
 }
 
+ToolGrammarCache& ToolGrammars() {
+  static auto* cache = new ToolGrammarCache();  // used until exit
+  return *cache;
+}
+
+Expected<std::shared_ptr<const logits::ToolCallGrammar>> ToolGrammarCache::Get(
+    const std::string& key,
+    const std::function<Expected<std::shared_ptr<const logits::ToolCallGrammar>>()>& compile) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (Entry& entry : entries_) {
+      if (entry.key == key) {
+        entry.used = ++clock_;
+        ++hits_;
+        return entry.grammar;
+      }
+    }
+  }
+  auto grammar = compile();  // outside the lock: two requests may compile one key once each
+  if (!grammar.ok()) return grammar.error();
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (entries_.size() >= kCachedToolGrammars) {
+    entries_.erase(
+        std::min_element(entries_.begin(), entries_.end(),
+                         [](const Entry& a, const Entry& b) { return a.used < b.used; }));
+  }
+  entries_.push_back({key, *grammar, ++clock_});
+  return *grammar;
+}
+
+size_t ToolGrammarCache::hits() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return hits_;
+}
+
 namespace {
 
 using Processor = std::unique_ptr<logits::LogitsProcessor>;
+
+// Appends `text` with its length, so that keys made of several texts cannot collide.
+void AppendKeyPart(std::string& key, std::string_view text) {
+  key += std::to_string(text.size());
+  key += ':';
+  key += text;
+}
+
+// What a tool-call grammar is compiled from: the vocabulary, the family, the options and each
+// tool's name, type, parameters and schema.
+std::string ToolGrammarKey(const constrain::Vocabulary& vocabulary, const std::string& family,
+                           const std::vector<parse::ToolSpec>& tools,
+                           const logits::ToolCallOptions& options) {
+  std::string key = std::to_string(vocabulary.identity());
+  AppendKeyPart(key, family);
+  key += std::to_string(static_cast<int>(options.mode)) + (options.parallel ? "p" : "s") +
+         std::to_string(options.max_leading_blanks) + ":" +
+         std::to_string(options.json.flexible_whitespace) + ":" +
+         std::to_string(options.json.max_whitespace) + ":" +
+         std::to_string(options.json.any_property_order) + ":" +
+         std::to_string(options.json.strict_objects) + ":" +
+         std::to_string(options.json.python_literals) + ":";
+  AppendKeyPart(key, options.forced_tool);
+  for (const std::string& marker : options.start_markers)
+    AppendKeyPart(key, marker);
+  key += '|';
+  for (const parse::ToolSpec& tool : tools) {
+    AppendKeyPart(key, tool.name);
+    AppendKeyPart(key, tool.type);
+    AppendKeyPart(key, tool.parameters_json);
+    for (const parse::ToolParam& param : tool.params) {
+      AppendKeyPart(key, param.name);
+      key += std::to_string(static_cast<int>(param.type)) + (param.nullable ? "n" : "-");
+    }
+    key += '|';
+  }
+  return key;
+}
 
 std::vector<uint32_t> MarkerTokens(const engine::Engine& engine, const std::string& model,
                                    std::string_view marker) {
@@ -47,8 +120,10 @@ Expected<Processor> ToolGrammar(const protocol::ChatRequest& request, const std:
   options.json.max_whitespace = kMaxWhitespace;
   for (std::string_view m : info->detect_markers)
     options.start_markers.emplace_back(m);
-  auto grammar = logits::ToolCallGrammar::Compile(*info->grammar, request.tools,
-                                                  std::move(vocabulary), options);
+  const std::string key = ToolGrammarKey(*vocabulary, family, request.tools, options);
+  auto grammar = ToolGrammars().Get(key, [&] {
+    return logits::ToolCallGrammar::Compile(*info->grammar, request.tools, vocabulary, options);
+  });
   if (!grammar.ok()) {
     // What the mechanism cannot follow (a custom argument syntax without a declared form, a
     // name the call syntax cannot hold, auto mode for a format without an opening text)

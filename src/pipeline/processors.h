@@ -8,14 +8,18 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "crux/base/error.h"
 #include "crux/constrain/matcher.h"
 #include "crux/engine/engine.h"
 #include "crux/logits/processor.h"
+#include "crux/logits/tool_calls.h"
 #include "crux/protocol/request.h"
 
 namespace crux::pipeline {
@@ -37,6 +41,31 @@ inline constexpr uint32_t kMaxWhitespace = 20;
 // the next ones. The least recently used of kCachedResponseFormats goes first.
 inline constexpr size_t kCachedResponseFormats = 32;
 constrain::GrammarCache& ResponseFormatGrammars();
+
+// Compiled tool-call grammars, shared the same way and keyed by vocabulary, tool parser
+// family, options and the tools (name, type, parameters, schema): the argument grammars a
+// request compiles when the model names a tool serve every later request with the same
+// tools. The least recently used of kCachedToolGrammars goes first; errors are not kept.
+inline constexpr size_t kCachedToolGrammars = 32;
+class ToolGrammarCache {
+ public:
+  Expected<std::shared_ptr<const logits::ToolCallGrammar>> Get(
+      const std::string& key,
+      const std::function<Expected<std::shared_ptr<const logits::ToolCallGrammar>>()>& compile);
+  size_t hits() const;
+
+ private:
+  struct Entry {
+    std::string key;
+    std::shared_ptr<const logits::ToolCallGrammar> grammar;
+    uint64_t used = 0;
+  };
+  mutable std::mutex mutex_;
+  std::vector<Entry> entries_;
+  uint64_t clock_ = 0;
+  size_t hits_ = 0;
+};
+ToolGrammarCache& ToolGrammars();
 
 // The request's reasoning budget: thinking_token_budget (or Anthropic's budget_tokens), else
 // reasoning_effort's, else the server's default.

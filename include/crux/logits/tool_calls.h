@@ -128,6 +128,7 @@ class ToolCallProcessor final : public LogitsProcessor {
   bool in_block() const;
   // Bytes accepted so far (what the family's parser will read).
   const std::string& text() const;
+  const ToolCallGrammar& grammar() const { return *grammar_; }
 
   struct State;
 

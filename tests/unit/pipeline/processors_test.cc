@@ -8,6 +8,7 @@
 
 #include "crux/constrain/vocab.h"
 #include "crux/logits/json_schema.h"
+#include "crux/logits/tool_calls.h"
 #include "crux/protocol/codec.h"
 
 namespace crux::pipeline {
@@ -90,6 +91,41 @@ TEST(ProcessorsTest, RequestsWithOneResponseSchemaShareItsGrammar) {
   ASSERT_NE(other, nullptr);
   EXPECT_NE(other, first);
   EXPECT_EQ(ResponseFormatGrammars().hits(), hits + 1);
+}
+
+// The tool-call grammar of a request with `tools` under the hermes family.
+const logits::ToolCallGrammar* ToolGrammar(const engine::Engine& engine, const std::string& tools) {
+  auto request = protocol::DecodeChatCompletions(
+      R"({"model":"m","messages":[{"role":"user","content":"x"}],"tool_choice":"required","tools":)" +
+      tools + "}");
+  EXPECT_TRUE(request.ok()) << request.error().message();
+  if (!request.ok()) return nullptr;
+  ProcessorInputs inputs;
+  inputs.tool_parser = "hermes";
+  auto built = BuildProcessors(*request, inputs, engine);
+  EXPECT_TRUE(built.ok()) << built.error().message();
+  if (!built.ok() || built->chain == nullptr || built->chain->size() != 1) return nullptr;
+  const auto* processor = dynamic_cast<const logits::ToolCallProcessor*>(&built->chain->at(0));
+  return processor == nullptr ? nullptr : &processor->grammar();
+}
+
+// Requests with the same tools share their tool-call grammar, and with it the argument
+// grammars compiled when the model names a tool; a change to a tool's schema compiles anew.
+TEST(ProcessorsTest, RequestsWithTheSameToolsShareTheirGrammar) {
+  VocabularyEngine engine;
+  auto tool = [](const std::string& type) {
+    return R"([{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":")" +
+           type + R"("}},"required":["city"]}}}])";
+  };
+  const size_t hits = ToolGrammars().hits();
+  const logits::ToolCallGrammar* first = ToolGrammar(engine, tool("string"));
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(ToolGrammar(engine, tool("string")), first);
+  EXPECT_EQ(ToolGrammars().hits(), hits + 1);
+  const logits::ToolCallGrammar* other = ToolGrammar(engine, tool("integer"));
+  ASSERT_NE(other, nullptr);
+  EXPECT_NE(other, first);
+  EXPECT_EQ(ToolGrammars().hits(), hits + 1);
 }
 
 }  // namespace
