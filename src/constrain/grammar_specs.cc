@@ -490,17 +490,55 @@ bool Builder::Admits(const ValueSpec& spec, const std::vector<uint8_t>& admits) 
 
 void Builder::DropEmptySpecs() {
   // Least fixpoint: a spec admits a value once some type of it has one whose parts (required
-  // members, the first min_items items) do. Specs are numbered before the ones they contain,
-  // so sweeping from the last converges in one sweep for a tree; recursion takes more.
-  std::vector<uint8_t> admits(specs_.values.size(), 0);
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (size_t id = specs_.values.size(); id-- > 0;) {
-      if (admits[id] == 0 && Admits(specs_.values[id], admits)) {
-        admits[id] = 1;
-        changed = true;
-      }
+  // members, the first min_items items) do. Specs are numbered after the specs that contain
+  // them, so one sweep from the last settles a tree; a spec is looked at again only when a
+  // part numbered before it (recursion) comes to admit a value.
+  const size_t n = specs_.values.size();
+  std::vector<std::vector<SpecId>> users(n);  // per spec: the specs whose parts list it
+  auto note = [&](SpecId user, AltsId alts) {
+    if (alts == kNone) return;
+    for (SpecId part : specs_.alts[alts])
+      users[part].push_back(user);
+  };
+  for (size_t id = 0; id < n; ++id) {
+    const ValueSpec& spec = specs_.values[id];
+    const auto user = static_cast<SpecId>(id);
+    if (spec.has_enum) continue;
+    if (spec.array != kNone) {
+      const ArraySpec& a = specs_.arrays[spec.array];
+      for (uint64_t i = 0; i < a.min_items && i <= a.prefix.size(); ++i)
+        note(user, a.item(i));
     }
+    if (spec.object != kNone) {
+      const ObjectSpec& o = specs_.objects[spec.object];
+      for (const PropertySpec& property : o.properties)
+        note(user, property.value);
+      note(user, o.undeclared);
+      for (AltsId alts : o.undeclared_by_state)
+        note(user, alts);
+    }
+  }
+  std::vector<uint8_t> admits(n, 0);
+  std::vector<uint8_t> queued(n, 0);
+  std::vector<SpecId> pending;
+  // `sweeping`: in the first sweep, from the last spec down, only a user already passed (a
+  // higher number: recursion) is queued; the others come later in the sweep.
+  auto admit = [&](SpecId id, bool sweeping) {
+    admits[id] = 1;
+    for (SpecId user : users[id]) {
+      if (admits[user] != 0 || queued[user] != 0 || (sweeping && user < id)) continue;
+      queued[user] = 1;
+      pending.push_back(user);
+    }
+  };
+  for (size_t id = n; id-- > 0;) {
+    if (Admits(specs_.values[id], admits)) admit(static_cast<SpecId>(id), true);
+  }
+  while (!pending.empty()) {
+    const SpecId id = pending.back();
+    pending.pop_back();
+    queued[id] = 0;
+    if (admits[id] == 0 && Admits(specs_.values[id], admits)) admit(id, false);
   }
   for (std::vector<SpecId>& list : specs_.alts)
     std::erase_if(list, [&](SpecId id) { return admits[id] == 0; });

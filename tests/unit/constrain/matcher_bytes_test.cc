@@ -241,6 +241,27 @@ TEST(GrammarBytes, ValuesNoTextMeetsAreNeverOpened) {
     for (int byte = 0x21; byte < 0x7F; ++byte)
       EXPECT_FALSE(Matcher(empty).AcceptBytes(std::string(1, static_cast<char>(byte)))) << schema;
   }
+  // A chain of definitions each requiring the one before, named in order from the top: each
+  // part is numbered before its user, and the chain is settled either way.
+  for (const std::string first : {R"({"type":"integer"})", "false"}) {
+    std::string branches;
+    std::string defs =
+        R"("d0":{"type":"object","properties":{"x":)" + first + R"(},"required":["x"]})";
+    for (int k = 0; k < 200; ++k) {
+      if (k > 0) branches += ",";
+      branches += R"({"$ref":"#/$defs/d)" + std::to_string(k) + R"("})";
+      if (k > 0) {
+        defs += R"(,"d)" + std::to_string(k) +
+                R"(":{"type":"object","properties":{"x":{"$ref":"#/$defs/d)" +
+                std::to_string(k - 1) + R"("}},"required":["x"]})";
+      }
+    }
+    auto chain = Grammar(R"({"anyOf":[)" + branches + R"(],"$defs":{)" + defs + "}}");
+    ASSERT_NE(chain, nullptr);
+    const bool ends = first != "false";
+    EXPECT_EQ(Accepts(chain, R"({"x":{"x":{"x":7}}})"), ends);
+    EXPECT_EQ(Matcher(chain).AcceptBytes("{"), ends);
+  }
   // Recursion that can end is kept: a list whose tail may be null.
   EXPECT_TRUE(Accepts(
       Grammar(
