@@ -3,6 +3,7 @@
 #include "crux/constrain/matcher.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <chrono>
 #include <deque>
@@ -11,7 +12,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "byte_lru.h"
+#include "crux/base/byte_lru.h"
 #include "grammar_runtime.h"
 #include "grammar_specs.h"
 #include "json_util.h"
@@ -1833,7 +1834,8 @@ std::shared_ptr<const StringInside> Matcher::State::FromSameState(
     const grammar::Frame& top, const std::shared_ptr<const grammar::SplitTokens>& tokens) {
   const grammar::StringSpec& spec = grammar.specs.values[top.spec].string;
   const CompiledGrammar::Impl::InsideKey key{spec.dfa, 0, InsideBound(spec)};
-  std::vector<uint32_t> candidates;
+  std::array<uint32_t, kSameCandidates> candidates{};
+  size_t count = 0;
   {
     std::lock_guard<std::mutex> lock(grammar.split_mutex);
     auto found = grammar.walked_states.find(key);
@@ -1842,10 +1844,11 @@ std::shared_ptr<const StringInside> Matcher::State::FromSameState(
     // token reach its bound) is no longer compared.
     const CompiledGrammar::Impl::Walked& walked = found->second;
     if (walked.missed >= kSameMisses * (walked.found + 1)) return nullptr;
-    for (size_t i = walked.states.size(); i-- > 0 && candidates.size() < kSameCandidates;)
-      candidates.push_back(walked.states[i]);
+    for (size_t i = walked.states.size(); i-- > 0 && count < kSameCandidates;)
+      candidates[count++] = walked.states[i];
   }
-  std::shared_ptr<const StringInside> same = SameStateInside(top, tokens, candidates);
+  std::shared_ptr<const StringInside> same =
+      SameStateInside(top, tokens, std::span(candidates).first(count));
   std::lock_guard<std::mutex> lock(grammar.split_mutex);
   CompiledGrammar::Impl::Walked& walked = grammar.walked_states[key];
   ++(same != nullptr ? walked.found : walked.missed);

@@ -2,7 +2,7 @@
 #include <string>
 #include <utility>
 
-#include "byte_lru.h"
+#include "crux/base/byte_lru.h"
 #include "crux/constrain/automaton_cache.h"
 #include "grammar_specs.h"
 #include "regex_internal.h"

@@ -1,6 +1,5 @@
 #include "processors.h"
 
-#include <algorithm>
 #include <unordered_map>
 
 #include "crux/constrain/vocab.h"
@@ -17,38 +16,9 @@ constrain::GrammarCache& ResponseFormatGrammars() {
 }
 
 ToolGrammarCache& ToolGrammars() {
-  static auto* cache = new ToolGrammarCache();  // used until exit
+  // Each grammar counts as one byte: at most kCachedToolGrammars of them.
+  static auto* cache = new ToolGrammarCache(kCachedToolGrammars);  // used until exit
   return *cache;
-}
-
-Expected<std::shared_ptr<const logits::ToolCallGrammar>> ToolGrammarCache::Get(
-    const std::string& key,
-    const std::function<Expected<std::shared_ptr<const logits::ToolCallGrammar>>()>& compile) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (Entry& entry : entries_) {
-      if (entry.key == key) {
-        entry.used = ++clock_;
-        ++hits_;
-        return entry.grammar;
-      }
-    }
-  }
-  auto grammar = compile();  // outside the lock: two requests may compile one key once each
-  if (!grammar.ok()) return grammar.error();
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (entries_.size() >= kCachedToolGrammars) {
-    entries_.erase(
-        std::min_element(entries_.begin(), entries_.end(),
-                         [](const Entry& a, const Entry& b) { return a.used < b.used; }));
-  }
-  entries_.push_back({key, *grammar, ++clock_});
-  return *grammar;
-}
-
-size_t ToolGrammarCache::hits() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return hits_;
 }
 
 namespace {
@@ -120,10 +90,14 @@ Expected<Processor> ToolGrammar(const protocol::ChatRequest& request, const std:
   options.json.max_whitespace = kMaxWhitespace;
   for (std::string_view m : info->detect_markers)
     options.start_markers.emplace_back(m);
-  const std::string key = ToolGrammarKey(*vocabulary, family, request.tools, options);
-  auto grammar = ToolGrammars().Get(key, [&] {
-    return logits::ToolCallGrammar::Compile(*info->grammar, request.tools, vocabulary, options);
-  });
+  std::string key = ToolGrammarKey(*vocabulary, family, request.tools, options);
+  if (auto kept = ToolGrammars().Find(key)) {
+    exact = (*kept)->exact();
+    return Processor(std::make_unique<logits::ToolCallProcessor>(*std::move(kept)));
+  }
+  // Compiled outside the cache's lock: two requests may compile one key once each.
+  auto grammar = logits::ToolCallGrammar::Compile(*info->grammar, request.tools,
+                                                  std::move(vocabulary), options);
   if (!grammar.ok()) {
     // What the mechanism cannot follow (a custom argument syntax without a declared form, a
     // name the call syntax cannot hold, auto mode for a format without an opening text)
@@ -132,6 +106,7 @@ Expected<Processor> ToolGrammar(const protocol::ChatRequest& request, const std:
     if (grammar.error().code() == ErrorCode::kUnsupported) return Processor();
     return Error(ErrorCode::kInvalidArgument, "tools: " + std::string(grammar.error().message()));
   }
+  ToolGrammars().Insert(std::move(key), *grammar, 1);
   exact = (*grammar)->exact();
   return Processor(std::make_unique<logits::ToolCallProcessor>(*std::move(grammar)));
 }

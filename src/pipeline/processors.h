@@ -8,13 +8,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "crux/base/byte_lru.h"
 #include "crux/base/error.h"
 #include "crux/constrain/matcher.h"
 #include "crux/engine/engine.h"
@@ -47,24 +46,7 @@ constrain::GrammarCache& ResponseFormatGrammars();
 // request compiles when the model names a tool serve every later request with the same
 // tools. The least recently used of kCachedToolGrammars goes first; errors are not kept.
 inline constexpr size_t kCachedToolGrammars = 32;
-class ToolGrammarCache {
- public:
-  Expected<std::shared_ptr<const logits::ToolCallGrammar>> Get(
-      const std::string& key,
-      const std::function<Expected<std::shared_ptr<const logits::ToolCallGrammar>>()>& compile);
-  size_t hits() const;
-
- private:
-  struct Entry {
-    std::string key;
-    std::shared_ptr<const logits::ToolCallGrammar> grammar;
-    uint64_t used = 0;
-  };
-  mutable std::mutex mutex_;
-  std::vector<Entry> entries_;
-  uint64_t clock_ = 0;
-  size_t hits_ = 0;
-};
+using ToolGrammarCache = ByteLru<std::string, std::shared_ptr<const logits::ToolCallGrammar>>;
 ToolGrammarCache& ToolGrammars();
 
 // The request's reasoning budget: thinking_token_budget (or Anthropic's budget_tokens), else

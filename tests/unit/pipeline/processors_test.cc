@@ -50,19 +50,31 @@ class VocabularyEngine : public engine::Engine {
   std::shared_ptr<const constrain::Vocabulary> vocabulary_;
 };
 
+// The one processor of type P that a Chat Completions request `body` builds, or null.
+template <typename P>
+const P* OnlyProcessor(const engine::Engine& engine, const std::string& body,
+                       const ProcessorInputs& inputs,
+                       std::shared_ptr<logits::ProcessorChain>& chain) {
+  auto request = protocol::DecodeChatCompletions(body);
+  EXPECT_TRUE(request.ok()) << request.error().message();
+  if (!request.ok()) return nullptr;
+  auto built = BuildProcessors(*request, inputs, engine);
+  EXPECT_TRUE(built.ok()) << built.error().message();
+  if (!built.ok() || built->chain == nullptr || built->chain->size() != 1) return nullptr;
+  chain = built->chain;
+  return dynamic_cast<const P*>(&chain->at(0));
+}
+
 // The compiled grammar of a request's response format.
 const constrain::CompiledGrammar* FormatGrammar(const engine::Engine& engine,
                                                 const std::string& schema) {
-  auto request = protocol::DecodeChatCompletions(
+  std::shared_ptr<logits::ProcessorChain> chain;
+  const auto* processor = OnlyProcessor<logits::JsonSchemaProcessor>(
+      engine,
       R"({"model":"m","messages":[{"role":"user","content":"x"}],"response_format":{"type":)"
       R"("json_schema","json_schema":{"name":"r","schema":)" +
-      schema + "}}}");
-  EXPECT_TRUE(request.ok()) << request.error().message();
-  if (!request.ok()) return nullptr;
-  auto built = BuildProcessors(*request, {}, engine);
-  EXPECT_TRUE(built.ok()) << built.error().message();
-  if (!built.ok() || built->chain == nullptr || built->chain->size() != 1) return nullptr;
-  const auto* processor = dynamic_cast<const logits::JsonSchemaProcessor*>(&built->chain->at(0));
+          schema + "}}}",
+      {}, chain);
   return processor == nullptr ? nullptr : &processor->grammar();
 }
 
@@ -95,17 +107,14 @@ TEST(ProcessorsTest, RequestsWithOneResponseSchemaShareItsGrammar) {
 
 // The tool-call grammar of a request with `tools` under the hermes family.
 const logits::ToolCallGrammar* ToolGrammar(const engine::Engine& engine, const std::string& tools) {
-  auto request = protocol::DecodeChatCompletions(
-      R"({"model":"m","messages":[{"role":"user","content":"x"}],"tool_choice":"required","tools":)" +
-      tools + "}");
-  EXPECT_TRUE(request.ok()) << request.error().message();
-  if (!request.ok()) return nullptr;
   ProcessorInputs inputs;
   inputs.tool_parser = "hermes";
-  auto built = BuildProcessors(*request, inputs, engine);
-  EXPECT_TRUE(built.ok()) << built.error().message();
-  if (!built.ok() || built->chain == nullptr || built->chain->size() != 1) return nullptr;
-  const auto* processor = dynamic_cast<const logits::ToolCallProcessor*>(&built->chain->at(0));
+  std::shared_ptr<logits::ProcessorChain> chain;
+  const auto* processor = OnlyProcessor<logits::ToolCallProcessor>(
+      engine,
+      R"({"model":"m","messages":[{"role":"user","content":"x"}],"tool_choice":"required","tools":)" +
+          tools + "}",
+      inputs, chain);
   return processor == nullptr ? nullptr : &processor->grammar();
 }
 
@@ -117,15 +126,15 @@ TEST(ProcessorsTest, RequestsWithTheSameToolsShareTheirGrammar) {
     return R"([{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":")" +
            type + R"("}},"required":["city"]}}}])";
   };
-  const size_t hits = ToolGrammars().hits();
+  const size_t hits = ToolGrammars().GetStats().hits;
   const logits::ToolCallGrammar* first = ToolGrammar(engine, tool("string"));
   ASSERT_NE(first, nullptr);
   EXPECT_EQ(ToolGrammar(engine, tool("string")), first);
-  EXPECT_EQ(ToolGrammars().hits(), hits + 1);
+  EXPECT_EQ(ToolGrammars().GetStats().hits, hits + 1);
   const logits::ToolCallGrammar* other = ToolGrammar(engine, tool("integer"));
   ASSERT_NE(other, nullptr);
   EXPECT_NE(other, first);
-  EXPECT_EQ(ToolGrammars().hits(), hits + 1);
+  EXPECT_EQ(ToolGrammars().GetStats().hits, hits + 1);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // A thread-safe map whose entries stay within a byte budget, the least recently used leaving
-// first: the process-wide caches of constrain/ (automata, the tokens inside string states).
+// first: the process-wide caches of constrain/ (automata, the tokens inside string states)
+// and of the server's compiled tool-call grammars (one "byte" an entry: a count bound).
 #pragma once
 
 #include <cstddef>
@@ -10,7 +11,7 @@
 #include <unordered_map>
 #include <utility>
 
-namespace crux::constrain {
+namespace crux {
 
 template <typename Key, typename Value, typename Hash = std::hash<Key>>
 class ByteLru {
@@ -79,4 +80,4 @@ class ByteLru {
   Stats stats_;
 };
 
-}  // namespace crux::constrain
+}  // namespace crux
