@@ -155,6 +155,9 @@ constexpr size_t kSameBudget = 512;
 // An automaton is no longer compared once its states found none alike this many times for
 // each time one did (and once more).
 constexpr uint32_t kSameMisses = 4;
+// How many states of an automaton must have been walked, none of them alike, before a mask
+// step builds a ClassTrie for its split (KeepsWalking).
+constexpr uint32_t kWalksForClasses = 2;
 
 // No token set is made ahead (GrammarOptions::precompute_us) past this from the start of a
 // schema's compile (CompileSchema's time included; the vocabulary index, built by the first
@@ -323,6 +326,7 @@ struct Matcher::State {
   bool NamesByPatterns(const grammar::ObjectSpec& o, uint32_t state) const;
   void PrecomputeStrings(std::chrono::steady_clock::time_point deadline);
   bool precomputing = false;  // in PrecomputeStrings, where ClassTries may be built
+  bool KeepsWalking(const grammar::StringSpec& spec) const;
   struct PendingStates;
   std::vector<PendingStates> StringsToPrecompute() const;
   void PrecomputeState(PendingStates& p, uint32_t state);
@@ -1855,6 +1859,21 @@ std::shared_ptr<const StringInside> Matcher::State::FromSameState(
   return same;
 }
 
+// Whether the states of `spec`'s automaton keep needing walks of their own (a word count,
+// whose every word is a state no earlier one stands for): at least kWalksForClasses states
+// walked, and none found alike for each kWalksForClasses missed. A mask step may then build
+// the merged trie of the split's tokens (ClassTrie), which costs about two walks once and
+// makes each later walk several times cheaper.
+bool Matcher::State::KeepsWalking(const grammar::StringSpec& spec) const {
+  const CompiledGrammar::Impl::InsideKey key{spec.dfa, 0, InsideBound(spec)};
+  std::lock_guard<std::mutex> lock(grammar.split_mutex);
+  auto found = grammar.walked_states.find(key);
+  if (found == grammar.walked_states.end()) return false;
+  const CompiledGrammar::Impl::Walked& walked = found->second;
+  return walked.states.size() >= kWalksForClasses &&
+         walked.missed >= kWalksForClasses * (walked.found + 1);
+}
+
 // FromSameState's comparisons with the walked states `candidates`, the latest first.
 std::shared_ptr<const StringInside> Matcher::State::SameStateInside(
     const grammar::Frame& top, const std::shared_ptr<const grammar::SplitTokens>& tokens,
@@ -2042,7 +2061,9 @@ std::shared_ptr<StringInside> Matcher::State::MakeStringInside(
   if (plain) {
     partition =
         grammar::ClassTrie::Partition([&](uint8_t byte) { return automaton->ClassOf(byte); });
-    classes = tokens->ClassesFor(grammar.index->trie, partition, precomputing);
+    classes =
+        tokens->ClassesFor(grammar.index->trie, partition,
+                           precomputing || KeepsWalking(grammar.specs.values[top.spec].string));
   }
   if (classes != nullptr) {
     StepClassTrie(*classes, start, need_class_levels, need_levels, step, on_tokens);

@@ -322,6 +322,29 @@ TEST(GrammarMask, StatesAlikeWithinTheLongestTokenEqualBruteForceOnLlama3) {
   EXPECT_GT(GreedyWalksEqualBruteForce(vocabulary, cases), 20u);
 }
 
+// Word counts: each word is a state that tokens as long as the longest one tell apart from the
+// others, so each is walked; after the first few, a mask step merges the split's tokens by
+// byte class (a ClassTrie) and walks the merged trie. Bounded and unbounded, with words of
+// several scripts and an escaped newline between them.
+TEST(GrammarMask, WordCountsEqualBruteForceOnLlama3) {
+  auto vocabulary = test_data::Llama3Vocabulary();
+  if (vocabulary == nullptr) GTEST_SKIP() << test_data::kNoLlamaCpp;
+  const WalkCase cases[] = {
+      {R"({"type":"string","pattern":"^(?:\\S+\\s+){0,9}\\S+$","maxLength":80})",
+       R"("one two three four five six seven eight nine ten")"},
+      {R"({"type":"string","pattern":"^(?:\\S+\\s+){0,7}\\S+$"})",
+       R"("Grüße aus Köln,\nund 東京 и Москва too")"},
+  };
+  // On first use first, so that the merged trie is built in a mask step, not ahead.
+  GrammarOptions on_first_use;
+  on_first_use.precompute_us = 0;
+  size_t states = 0;
+  for (const auto& [schema, text] : cases)
+    states += GreedyWalkEqualsBruteForce(vocabulary, schema, text, on_first_use);
+  EXPECT_GT(states, 15u);
+  EXPECT_GT(GreedyWalksEqualBruteForce(vocabulary, cases), 30u);
+}
+
 // Names of a closed object under patternProperties where declared names go on through bytes
 // that kill the pattern ('@' and '/'): the tokens along the declared names are stepped beside
 // the pattern's split.
