@@ -241,7 +241,7 @@ size_t Weight(const ByteSet& set) {
 }
 
 ByteSplit ReachSplit(const ByteDfa& dfa, const PhaseTable& table, const std::vector<uint8_t>& phase,
-                     uint32_t state, uint32_t horizon);
+                     uint32_t state, uint32_t horizon, const KilledAhead* ahead = nullptr);
 ByteSplit EntrySplit(const ByteDfa& dfa, const PhaseTable& table, const std::vector<uint8_t>& phase,
                      uint32_t state);
 ByteSplit SplitOf(const ByteDfa& dfa, const PhaseTable& table, const std::vector<uint8_t>& phase,
@@ -286,13 +286,61 @@ bool RunEnds(const ByteDfa& dfa, const PhaseTable& table, const std::vector<uint
 
 }  // namespace
 
+KilledAhead ClassesKilledAhead(const ByteDfa& dfa, const DfaReach& reach) {
+  const PhaseTable table = MakePhaseTable(dfa);
+  const size_t n = dfa.state_count();
+  KilledAhead ahead;
+  ahead.words = (table.classes + 63) / 64;
+  ahead.bits.assign(n * ahead.words, 0);
+  // Each state's own refusals, then their union backwards over the transitions UTF-8 allows,
+  // a state again each time its set grows.
+  for (uint32_t q = 0; q < n; ++q) {
+    if (reach.phase[q] == kNoPhase) continue;
+    for (size_t c = 0; c < table.classes; ++c) {
+      if (table.Next(reach.phase[q], c) != kNoPhase && dfa.StepClass(q, c) == kDeadState)
+        ahead.bits[q * ahead.words + c / 64] |= uint64_t{1} << (c % 64);
+    }
+  }
+  const ReverseEdges edges = ReverseOf(dfa, table, reach.phase);
+  std::vector<uint32_t> queue;
+  std::vector<uint8_t> queued(n, 0);
+  for (uint32_t q = 0; q < n; ++q) {
+    for (size_t w = 0; w < ahead.words && queued[q] == 0; ++w) {
+      if (ahead.bits[q * ahead.words + w] != 0) {
+        queued[q] = 1;
+        queue.push_back(q);
+      }
+    }
+  }
+  for (size_t head = 0; head < queue.size(); ++head) {
+    const uint32_t q = queue[head];
+    queued[q] = 0;
+    for (uint32_t e = edges.begin[q]; e < edges.begin[q + 1]; ++e) {
+      const uint32_t from = edges.from[e];
+      bool grew = false;
+      for (size_t w = 0; w < ahead.words; ++w) {
+        const uint64_t before = ahead.bits[from * ahead.words + w];
+        const uint64_t after = before | ahead.bits[q * ahead.words + w];
+        grew = grew || after != before;
+        ahead.bits[from * ahead.words + w] = after;
+      }
+      if (grew && queued[from] == 0) {
+        queued[from] = 1;
+        queue.push_back(from);
+      }
+    }
+  }
+  return ahead;
+}
+
 // The larger of two splits: the self-loops of `state`, and the bytes the states they reach
 // from it all take.
-ByteSplit SplitBytes(const ByteDfa& dfa, const DfaReach& reach, uint32_t state) {
+ByteSplit SplitBytes(const ByteDfa& dfa, const DfaReach& reach, uint32_t state,
+                     const KilledAhead* ahead) {
   const PhaseTable table = MakePhaseTable(dfa);
   if (reach.phase[state] == kNoPhase) return {};
   ByteSplit best = SelfLoopSplit(dfa, table, reach.phase[state], state);
-  for (ByteSplit other : {ReachSplit(dfa, table, reach.phase, state, UINT32_MAX),
+  for (ByteSplit other : {ReachSplit(dfa, table, reach.phase, state, UINT32_MAX, ahead),
                           EntrySplit(dfa, table, reach.phase, state)}) {
     if (Weight(other.safe) > Weight(best.safe)) best = other;
   }
@@ -334,9 +382,18 @@ namespace {
 // (`horizon`: the longest run of safe bytes a token may write; only the states within fewer
 // bytes than that of `state` must take the safe bytes. UINT32_MAX: no limit.)
 ByteSplit ReachSplit(const ByteDfa& dfa, const PhaseTable& table, const std::vector<uint8_t>& phase,
-                     uint32_t state, uint32_t horizon) {
+                     uint32_t state, uint32_t horizon, const KilledAhead* ahead) {
   const size_t classes = table.classes;
   std::vector<uint8_t> safe(classes, 1);
+  // Classes that some state ahead refuses are dropped at once, before the search that would
+  // reach that state. The search still checks that the states the rest reach take them all;
+  // where the refusing state lies only behind classes dropped later, it keeps less.
+  if (ahead != nullptr) {
+    const uint64_t* killed = ahead->bits.data() + size_t{state} * ahead->words;
+    for (size_t c = 0; c < classes; ++c) {
+      if ((killed[c / 64] >> (c % 64) & 1) != 0) safe[c] = 0;
+    }
+  }
   std::vector<uint32_t> depth(dfa.state_count(), UINT32_MAX);  // UINT32_MAX: not reached
   std::vector<uint32_t> reached;
   // Safe classes shrink until the states they reach from `state` all take them: a class that
@@ -404,10 +461,12 @@ ByteSplit SplitOf(const ByteDfa& dfa, const PhaseTable& table, const std::vector
 // its `(`), dropping the class that leads into it keeps more: starting from the classes
 // `state` takes, the class of the step into each reached state that refuses a safe class is
 // dropped (the refused class itself at `state`), until the reached states take them all.
-// Gives up (nothing safe) past kMostStates reached states.
+// Gives up (nothing safe) past kMostStates reached states: over the JSONSchemaBench corpus,
+// this split was the largest with at most 142 states reached, while an automaton of thousands
+// of states (a count of words) spent a full search per state on it to lose.
 ByteSplit EntrySplit(const ByteDfa& dfa, const PhaseTable& table, const std::vector<uint8_t>& phase,
                      uint32_t state) {
-  constexpr size_t kMostStates = 4096;
+  constexpr size_t kMostStates = 512;
   const size_t classes = table.classes;
   std::vector<uint8_t> safe(classes, 0);
   for (size_t c = 0; c < classes; ++c) {

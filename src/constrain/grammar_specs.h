@@ -200,7 +200,21 @@ struct ByteSplit {
   ByteSet safe;
   ByteSet kill;
 };
-ByteSplit SplitBytes(const ByteDfa& dfa, const DfaReach& reach, uint32_t state);
+// Per state of a string automaton, the byte classes some state reachable from it over
+// well-formed UTF-8 (itself included) refuses where UTF-8 allows them: state q's bits are
+// bits[q * words .. (q + 1) * words). Given to SplitBytes, its search for the bytes every
+// reached state takes starts without them, so it reads only the states those bytes reach
+// (a few for a count of words) instead of every state the count can still reach.
+struct KilledAhead {
+  size_t words = 0;
+  std::vector<uint64_t> bits;
+};
+KilledAhead ClassesKilledAhead(const ByteDfa& dfa, const DfaReach& reach);
+// Automata with fewer states than this are split without a KilledAhead: their searches are
+// short, and the table would cost more than it saves.
+inline constexpr uint32_t kKilledAheadStates = 256;
+ByteSplit SplitBytes(const ByteDfa& dfa, const DfaReach& reach, uint32_t state,
+                     const KilledAhead* ahead = nullptr);
 // A count (such as [a-z0-9]{1,255}) refuses the bytes a state takes only once it runs out, so
 // SplitBytes finds no safe byte there. This split keeps safe the bytes `state` takes at once
 // over the longest `horizon` (2 to max_horizon bytes) within which every state they reach

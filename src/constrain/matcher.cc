@@ -61,6 +61,9 @@ struct CompiledGrammar::Impl {
     uint32_t missed = 0;
   };
   mutable std::unordered_map<InsideKey, Walked, InsideKeyHash> walked_states;
+  // Per automaton of at least kKilledAheadStates states, on its first split: what each state
+  // has ahead that refuses (SplitBytes).
+  mutable std::unordered_map<uint32_t, std::shared_ptr<const grammar::KilledAhead>> killed_ahead;
   // Per (object, pattern state) of a name under patternProperties: the tokens that stay inside
   // while no declared name is being written (SplitKey), on first use, in the same budget (as
   // the splits cut to a horizon of their own).
@@ -1461,8 +1464,23 @@ std::shared_ptr<const grammar::SplitTokens> Matcher::State::SplitTokensOf(uint32
     auto found = grammar.splits.find(key);
     if (found != grammar.splits.end()) return found->second;
   }
+  const ByteDfa& automaton = grammar.specs.dfas[dfa];
+  std::shared_ptr<const grammar::KilledAhead> ahead;
+  if (automaton.state_count() >= grammar::kKilledAheadStates) {
+    {
+      std::lock_guard<std::mutex> lock(grammar.split_mutex);
+      auto found = grammar.killed_ahead.find(dfa);
+      if (found != grammar.killed_ahead.end()) ahead = found->second;
+    }
+    if (ahead == nullptr) {
+      ahead = std::make_shared<const grammar::KilledAhead>(
+          grammar::ClassesKilledAhead(automaton, grammar.specs.dfa_reach[dfa]));
+      std::lock_guard<std::mutex> lock(grammar.split_mutex);
+      ahead = grammar.killed_ahead.emplace(dfa, ahead).first->second;
+    }
+  }
   const grammar::ByteSplit split =
-      grammar::SplitBytes(grammar.specs.dfas[dfa], grammar.specs.dfa_reach[dfa], state);
+      grammar::SplitBytes(automaton, grammar.specs.dfa_reach[dfa], state, ahead.get());
   auto tokens = grammar.index->SplitTokensFor(split.safe, split.kill);
   if (tokens->safe_count < grammar.vocabulary->size() / 32) {
     auto near = CountSplitTokens(dfa, state, tokens->safe_count);
