@@ -130,7 +130,76 @@ bool TokenMask::Has(uint32_t token) const {
 
 size_t FlatTrie::memory_bytes() const {
   return byte.size() * (1 + 2 + 4 + 4) + values.size() * 4 + child_begin.size() * 4 +
-         child_byte.size() * 5;
+         child_byte.size() * 5 + groups.size() * 8 + deepest.size() * 2;
+}
+
+uint8_t FlatTrie::ByteGroup(uint8_t byte) {
+  static const std::array<uint8_t, 256> kGroups = [] {
+    std::array<uint8_t, 256> group{};
+    std::array<bool, 256> set{};
+    uint8_t next = 0;
+    auto put = [&](int first, int last, int step) {
+      for (int b = first; b <= last; b += step) {
+        for (int k = b; k < b + step && k <= last; ++k) {
+          group[k] = next;
+          set[k] = true;
+        }
+        ++next;
+      }
+    };
+    put(0x00, 0x1F, 32);  // 0: control bytes
+    put('"', '"', 1);
+    put('\\', '\\', 1);
+    put(' ', ' ', 1);
+    put('0', '9', 1);  // 4..13
+    put('A', 'Z', 2);  // 14..26
+    put('a', 'z', 2);  // 27..39
+    // The other printable bytes and DEL (31 of them), in pairs: 40..55.
+    int pending = -1;
+    for (int b = 0x21; b < 0x80; ++b) {
+      if (set[b]) continue;
+      group[b] = next;
+      set[b] = true;
+      if (pending < 0) {
+        pending = b;
+      } else {
+        pending = -1;
+        ++next;
+      }
+    }
+    if (pending >= 0) ++next;
+    put(0x80, 0xBF, 16);  // continuation bytes: 56..59
+    put(0xC0, 0xDF, 16);  // two-byte leads: 60, 61
+    put(0xE0, 0xEF, 16);  // three-byte leads: 62
+    put(0xF0, 0xFF, 16);  // the rest: 63
+    return group;
+  }();
+  return kGroups[byte];
+}
+
+void FlatTrie::Summarize() {
+  const size_t n = size();
+  groups.assign(n, 0);
+  deepest.assign(n, 0);
+  // Depth-first order: a node's subtree is [i, skip[i]); each node, once its subtree is
+  // done, adds its summary to its parent's (the node below it on the stack).
+  std::vector<uint32_t> open;
+  auto close = [&] {
+    const uint32_t done = open.back();
+    open.pop_back();
+    if (open.empty()) return;
+    groups[open.back()] |= groups[done];
+    deepest[open.back()] = std::max(deepest[open.back()], deepest[done]);
+  };
+  for (size_t i = 0; i < n; ++i) {
+    while (!open.empty() && skip[open.back()] <= i)
+      close();
+    groups[i] = uint64_t{1} << ByteGroup(byte[i]);
+    deepest[i] = depth[i];
+    open.push_back(static_cast<uint32_t>(i));
+  }
+  while (!open.empty())
+    close();
 }
 
 size_t VocabIndex::memory_bytes() const {
@@ -351,6 +420,7 @@ std::shared_ptr<const VocabIndex> Build(const std::shared_ptr<const Vocabulary>&
     index->max_token_bytes = std::max(index->max_token_bytes, vocabulary->bytes(id).size());
   }
   index->trie = FlatTrie::Build(std::move(items));
+  index->trie.Summarize();
   for (uint32_t state = 0; state < kLexClassStates; ++state) {
     index->string_classes.push_back(BuildClass(*vocabulary, state));
   }
@@ -417,6 +487,13 @@ std::shared_ptr<SplitTokens> VocabIndex::ScanSplit(const ByteSet& safe, const By
     }
     tokens->safe_count += to - from;
   };
+  // The byte groups all of whose bytes go down: a subtree of those alone is safe as a whole.
+  uint64_t down_groups = ~uint64_t{0};
+  for (int b = 0; b < 256; ++b) {
+    if (action[b] != kDown)
+      down_groups &= ~(uint64_t{1} << FlatTrie::ByteGroup(static_cast<uint8_t>(b)));
+  }
+  const bool summarized = trie.groups.size() == trie.size();
   size_t deepest = 0;
   size_t run_begin = 0;  // the first node of the current run of safe nodes
   const size_t n = trie.size();
@@ -424,6 +501,11 @@ std::shared_ptr<SplitTokens> VocabIndex::ScanSplit(const ByteSet& safe, const By
     const size_t depth = trie.depth[i];
     const uint8_t act = action[trie.byte[i]];
     if (act == kDown) {
+      if (summarized && (trie.groups[i] & ~down_groups) == 0) {
+        deepest = std::max<size_t>(deepest, trie.deepest[i]);
+        i = trie.skip[i];  // the run goes on past the whole subtree
+        continue;
+      }
       deepest = std::max(deepest, depth);
       ++i;
       continue;

@@ -42,6 +42,17 @@ struct FlatTrie {
   std::vector<uint8_t> child_byte;
   std::vector<uint32_t> child_node;
 
+  // Per node, what its subtree (the node and every node below it) holds, for scans that skip
+  // whole subtrees: `groups` has bit ByteGroup(b) for each byte b there, `deepest` the
+  // largest depth. Made by Summarize (the vocabulary's trie only); empty otherwise.
+  std::vector<uint64_t> groups;
+  std::vector<uint16_t> deepest;
+  void Summarize();
+  // Bytes in 64 groups: control bytes, the quote, the backslash (no split keeps them safe)
+  // and the blank each a group, digits one by one, letters in pairs (a-b, ..., y-z), the other
+  // printable bytes in pairs, the bytes from 0x80 by UTF-8 role in runs of 16. A split whose
+  // safe bytes fill a group lets a subtree of that group's bytes through without reading it.
+  static uint8_t ByteGroup(uint8_t byte);
   size_t size() const { return byte.size(); }
   // The node reached from the root by `path`, or SIZE_MAX. O(path × children).
   size_t Find(std::string_view path) const;

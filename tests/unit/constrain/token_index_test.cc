@@ -183,5 +183,85 @@ TEST(SplitTokens, RunLimitPutsEveryTokenWhereTheLimitSays) {
     EXPECT_EQ(tokens->safe_count, safe_count);
   }
 }
+// Tokens of letters, digits, signs and UTF-8 text, each alone and beside the others.
+std::shared_ptr<const Vocabulary> MixedText() {
+  const std::vector<std::string> parts = {
+      "ab", "yz", "y", "z", "09", "7", "AB", "_", "-", "é", "\xe4\xb8\xad", " ", "\\n", "\""};
+  std::vector<std::string> tokens;
+  for (const std::string& a : parts) {
+    tokens.push_back(a);
+    for (const std::string& b : parts) {
+      tokens.push_back(a + b);
+      tokens.push_back(a + b + a);
+    }
+  }
+  std::sort(tokens.begin(), tokens.end());
+  tokens.erase(std::unique(tokens.begin(), tokens.end()), tokens.end());
+  std::vector<TokenKind> kinds(tokens.size(), TokenKind::kNormal);
+  return std::make_shared<const Vocabulary>(
+      Vocabulary::FromTokens(std::move(tokens), std::move(kinds), {}));
+}
+
+// The vocabulary's trie knows, per node, the byte groups and the depth of its subtree; a
+// split scan passes over a subtree whose groups it keeps whole. Where a group is kept only in
+// part ('y' without 'z', one digit, 'a' without 'b'), or not at all, the scan reads on: every
+// token is safe exactly when each of its bytes is.
+TEST(SplitTokens, SubtreesPassedByTheirByteGroupsHoldOnlySafeTokens) {
+  auto index = IndexFor(MixedText());
+  const Vocabulary& vocabulary = *index->vocabulary;
+  const FlatTrie& trie = index->trie;
+  ASSERT_EQ(trie.groups.size(), trie.size());
+  for (size_t i = 0; i < trie.size(); ++i) {
+    uint64_t groups = 0;
+    uint16_t deepest = 0;
+    for (size_t k = i; k < trie.skip[i]; ++k) {
+      groups |= uint64_t{1} << FlatTrie::ByteGroup(trie.byte[k]);
+      deepest = std::max(deepest, trie.depth[k]);
+    }
+    ASSERT_EQ(trie.groups[i], groups) << "node " << i;
+    ASSERT_EQ(trie.deepest[i], deepest) << "node " << i;
+  }
+  EXPECT_NE(FlatTrie::ByteGroup('y'), FlatTrie::ByteGroup('x'));
+  EXPECT_EQ(FlatTrie::ByteGroup('y'), FlatTrie::ByteGroup('z'));
+  EXPECT_NE(FlatTrie::ByteGroup('0'), FlatTrie::ByteGroup('1'));
+  EXPECT_NE(FlatTrie::ByteGroup('"'), FlatTrie::ByteGroup('#'));
+  auto set_of = [](std::string_view bytes) {
+    ByteSet set;
+    for (const char c : bytes)
+      set.Set(static_cast<uint8_t>(c));
+    return set;
+  };
+  ByteSet high;
+  high.SetRange(0x80, 0xFF);
+  ByteSet letters_and_high = set_of("abcdefghijklmnopqrstuvwxyz");
+  letters_and_high.Add(high);
+  const ByteSet safes[] = {set_of("abcdefghijklmnopqrstuvwxyz"),
+                           set_of("aby"),
+                           set_of("0123456789"),
+                           set_of("07ABz_-"),
+                           letters_and_high,
+                           set_of("abyz09\"\\ ")};
+  for (const ByteSet& safe : safes) {
+    const auto tokens = index->SplitTokensFor(safe, ByteSet{});
+    size_t safe_count = 0;
+    size_t longest = 0;  // the longest run of safe text a token starts with
+    for (uint32_t id = 0; id < vocabulary.size(); ++id) {
+      const std::string_view bytes = vocabulary.bytes(id);
+      // The quote and the backslash are never safe text.
+      size_t run = 0;
+      while (run < bytes.size() && safe.Has(static_cast<uint8_t>(bytes[run])) &&
+             bytes[run] != '"' && bytes[run] != '\\') {
+        ++run;
+      }
+      const bool is_safe = run == bytes.size();
+      EXPECT_EQ((tokens->safe_only[id / 32] >> (id % 32) & 1) != 0, is_safe) << bytes;
+      safe_count += is_safe ? 1 : 0;
+      longest = std::max(longest, run);
+    }
+    EXPECT_EQ(tokens->safe_count, safe_count);
+    EXPECT_EQ(tokens->safe_depth, longest);
+  }
+}
+
 }  // namespace
 }  // namespace crux::constrain::grammar
