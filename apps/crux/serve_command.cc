@@ -56,6 +56,7 @@ struct ServeFlags {
   bool no_tool_call_promotion = false;
   std::string chat_template_file;
   int default_thinking_budget = 0;
+  double grammar_precompute_ms = -1;  // unset: the grammar's default
   size_t response_store_bytes = 64u << 20;
   double response_store_ttl_s = 86400;
 };
@@ -251,19 +252,17 @@ Status StartMcp(ServeFlags& flags) {
   return Status();
 }
 
-int RunServe(ServeFlags& flags) {
-  TuneAllocator();
-  spdlog::set_default_logger(spdlog::stderr_color_mt("crux"));
-  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %l %v");
-  if (flags.enable_auto_tool_choice && flags.tool_parser.empty()) {
-    return Fail("--enable-auto-tool-choice requires --tool-call-parser");
-  }
+// The request pipeline's settings from the flags: parsers, the chat template, the default
+// thinking budget and the grammar's precompute budget.
+Status PipelineFromFlags(ServeFlags& flags) {
   if (!flags.reasoning_parser.empty() &&
       !parse::CreateReasoningParser(flags.reasoning_parser).ok()) {
-    return Fail(parse::CreateReasoningParser(flags.reasoning_parser).error().message());
+    return Error(ErrorCode::kInvalidArgument,
+                 parse::CreateReasoningParser(flags.reasoning_parser).error().message());
   }
   if (!flags.tool_parser.empty() && !parse::CreateToolParser(flags.tool_parser).ok()) {
-    return Fail(parse::CreateToolParser(flags.tool_parser).error().message());
+    return Error(ErrorCode::kInvalidArgument,
+                 parse::CreateToolParser(flags.tool_parser).error().message());
   }
   flags.server.pipeline.reasoning_parser = flags.reasoning_parser;
   flags.server.pipeline.tool_parser = flags.tool_parser;
@@ -272,15 +271,35 @@ int RunServe(ServeFlags& flags) {
     std::ifstream in(flags.chat_template_file, std::ios::binary);
     const std::string source((std::istreambuf_iterator<char>(in)),
                              std::istreambuf_iterator<char>());
-    if (!in) return Fail("cannot read --chat-template " + flags.chat_template_file);
+    if (!in)
+      return Error(ErrorCode::kInvalidArgument,
+                   "cannot read --chat-template " + flags.chat_template_file);
     auto parsed = chat_template::Template::Parse(source);
     if (!parsed.ok()) {
-      return Fail("--chat-template " + flags.chat_template_file + ": " + parsed.error().message());
+      return Error(ErrorCode::kInvalidArgument,
+                   "--chat-template " + flags.chat_template_file + ": " + parsed.error().message());
     }
     flags.server.pipeline.chat_template = *parsed;
   }
   if (flags.default_thinking_budget > 0) {
     flags.server.pipeline.default_thinking_budget = flags.default_thinking_budget;
+  }
+  if (flags.grammar_precompute_ms >= 0) {
+    flags.server.pipeline.grammar_precompute_us =
+        static_cast<uint32_t>(flags.grammar_precompute_ms * 1000);
+  }
+  return Status();
+}
+
+int RunServe(ServeFlags& flags) {
+  TuneAllocator();
+  spdlog::set_default_logger(spdlog::stderr_color_mt("crux"));
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %l %v");
+  if (flags.enable_auto_tool_choice && flags.tool_parser.empty()) {
+    return Fail("--enable-auto-tool-choice requires --tool-call-parser");
+  }
+  if (Status pipeline = PipelineFromFlags(flags); !pipeline.ok()) {
+    return Fail(pipeline.error().message());
   }
 
   if (flags.response_store_ttl_s <= 0) return Fail("--response-store-ttl must be positive");
@@ -395,6 +414,11 @@ void AddLimitOptions(CLI::App* cmd, ServeFlags& flags) {
       ->capture_default_str();
   cmd->add_option("--default-thinking-token-budget", flags.default_thinking_budget,
                   "Default reasoning token budget per request (0: none)");
+  cmd->add_option("--grammar-precompute-ms", flags.grammar_precompute_ms,
+                  "Time a response format's or tools' grammar spends, when it compiles, making "
+                  "pattern states' token sets ahead of the mask steps that need them (default 6; "
+                  "0: each on first use, inside a mask step)")
+      ->check(CLI::Range(0.0, 1000.0));
   cmd->add_option("--max-body-bytes", s.max_body_bytes, "Largest request body accepted (413 above)")
       ->capture_default_str();
   cmd->add_option("--request-timeout", s.request_timeout_s,

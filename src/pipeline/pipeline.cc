@@ -170,6 +170,7 @@ Status RequestPipeline::StartRound() {
   inputs.tool_parser = chain.tool_parser;
   inputs.prompt_opened = chain.reasoning.start_in_reasoning.value_or(false);
   inputs.default_thinking_budget = config_.default_thinking_budget;
+  inputs.grammar_precompute_us = config_.grammar_precompute_us;
   auto processors = BuildProcessors(request, inputs, *engine_);
   if (!processors.ok()) return processors.error();
   generate_.processors = std::move(processors->chain);

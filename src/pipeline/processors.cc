@@ -74,9 +74,10 @@ std::vector<uint32_t> MarkerTokens(const engine::Engine& engine, const std::stri
 }
 
 // `exact` is set when the grammar built enforces all the tools' schemas.
-Expected<Processor> ToolGrammar(const protocol::ChatRequest& request, const std::string& family,
+Expected<Processor> ToolGrammar(const protocol::ChatRequest& request, const ProcessorInputs& inputs,
                                 std::shared_ptr<const constrain::Vocabulary> vocabulary,
                                 bool& exact) {
+  const std::string& family = inputs.tool_parser;
   const parse::ToolParserInfo* info = parse::FindParserInfo(parse::ToolParsers(), family);
   if (info == nullptr || info->grammar == nullptr) return Processor();  // auto: unconstrained
   logits::ToolCallOptions options;
@@ -88,6 +89,7 @@ Expected<Processor> ToolGrammar(const protocol::ChatRequest& request, const std:
   }
   options.parallel = request.parallel_tool_calls;
   options.json.max_whitespace = kMaxWhitespace;
+  if (inputs.grammar_precompute_us) options.json.precompute_us = *inputs.grammar_precompute_us;
   for (std::string_view m : info->detect_markers)
     options.start_markers.emplace_back(m);
   std::string key = ToolGrammarKey(*vocabulary, family, request.tools, options);
@@ -122,6 +124,7 @@ Expected<Processor> Grammar(const protocol::ChatRequest& request, const Processo
         format.kind == protocol::ResponseFormatKind::kJsonSchema ? format.schema_json : "";
     constrain::GrammarOptions options;
     options.max_whitespace = kMaxWhitespace;
+    if (inputs.grammar_precompute_us) options.precompute_us = *inputs.grammar_precompute_us;
     auto processor = logits::JsonSchemaProcessor::Create(schema, std::move(vocabulary), options,
                                                          &ResponseFormatGrammars());
     if (!processor.ok()) {
@@ -133,7 +136,7 @@ Expected<Processor> Grammar(const protocol::ChatRequest& request, const Processo
   }
   if (!inputs.tool_parser.empty() && !request.tools.empty() &&
       request.tool_choice.mode != protocol::ToolChoiceMode::kNone) {
-    return ToolGrammar(request, inputs.tool_parser, std::move(vocabulary), exact);
+    return ToolGrammar(request, inputs, std::move(vocabulary), exact);
   }
   return Processor();
 }

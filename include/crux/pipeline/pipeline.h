@@ -42,6 +42,10 @@ struct PipelineConfig {
   // The MCP tool loop: rounds of server-run tool calls per request (the MCP config's
   // max_tool_calls). A round past it returns its calls to the client as ordinary tool calls.
   int max_tool_rounds = 10;
+  // --grammar-precompute-ms, in microseconds: what a response format's or tools' grammar
+  // spends making pattern states' token sets ahead (constrain::GrammarOptions::precompute_us;
+  // unset: its default).
+  std::optional<uint32_t> grammar_precompute_us;
 };
 
 // Renders the canonical request into prompt text. A plain ChatML rendering (system, user,

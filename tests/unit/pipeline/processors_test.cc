@@ -67,14 +67,15 @@ const P* OnlyProcessor(const engine::Engine& engine, const std::string& body,
 
 // The compiled grammar of a request's response format.
 const constrain::CompiledGrammar* FormatGrammar(const engine::Engine& engine,
-                                                const std::string& schema) {
+                                                const std::string& schema,
+                                                const ProcessorInputs& inputs = {}) {
   std::shared_ptr<logits::ProcessorChain> chain;
   const auto* processor = OnlyProcessor<logits::JsonSchemaProcessor>(
       engine,
       R"({"model":"m","messages":[{"role":"user","content":"x"}],"response_format":{"type":)"
       R"("json_schema","json_schema":{"name":"r","schema":)" +
           schema + "}}}",
-      {}, chain);
+      inputs, chain);
   return processor == nullptr ? nullptr : &processor->grammar();
 }
 
@@ -103,6 +104,25 @@ TEST(ProcessorsTest, RequestsWithOneResponseSchemaShareItsGrammar) {
   ASSERT_NE(other, nullptr);
   EXPECT_NE(other, first);
   EXPECT_EQ(ResponseFormatGrammars().hits(), hits + 1);
+}
+
+// `crux serve --grammar-precompute-ms` reaches the grammar a response format compiles; the
+// budget changes only when token sets are made, so a grammar kept in the cache serves
+// requests under any budget.
+TEST(ProcessorsTest, ThePrecomputeBudgetReachesTheResponseGrammar) {
+  VocabularyEngine engine;
+  ProcessorInputs on_first_use;
+  on_first_use.grammar_precompute_us = 0;
+  const std::string schema = R"({"type":"string","pattern":"^[g-q]{3,9}x$"})";
+  const constrain::CompiledGrammar* grammar = FormatGrammar(engine, schema, on_first_use);
+  ASSERT_NE(grammar, nullptr);
+  EXPECT_EQ(grammar->options().precompute_us, 0u);
+  const constrain::CompiledGrammar* by_default =
+      FormatGrammar(engine, R"({"type":"string","pattern":"^[g-q]{3,9}y$"})");
+  ASSERT_NE(by_default, nullptr);
+  EXPECT_EQ(by_default->options().precompute_us, constrain::GrammarOptions{}.precompute_us);
+  EXPECT_GT(by_default->options().precompute_us, 0u);
+  EXPECT_EQ(FormatGrammar(engine, schema), grammar);
 }
 
 // The tool-call grammar of a request with `tools` under the hermes family.
