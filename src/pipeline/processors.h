@@ -28,7 +28,7 @@ struct ProcessorInputs {
   std::string tool_parser;       // the family that runs ("" : none; "auto": no grammar)
   bool prompt_opened = false;    // the rendered prompt opened the reasoning block
   std::optional<int> default_thinking_budget;
-  std::optional<uint32_t> grammar_precompute_us;  // unset: GrammarOptions' default
+  std::optional<uint32_t> grammar_precompute_us{};  // unset: GrammarOptions' default
 };
 
 // Whitespace inside generated JSON: at most this many blanks in a row (llama.cpp's grammars

@@ -45,7 +45,7 @@ struct PipelineConfig {
   // --grammar-precompute-ms, in microseconds: what a response format's or tools' grammar
   // spends making pattern states' token sets ahead (constrain::GrammarOptions::precompute_us;
   // unset: its default).
-  std::optional<uint32_t> grammar_precompute_us;
+  std::optional<uint32_t> grammar_precompute_us{};
 };
 
 // Renders the canonical request into prompt text. A plain ChatML rendering (system, user,
