@@ -134,7 +134,7 @@ size_t FlatTrie::memory_bytes() const {
 }
 
 uint8_t FlatTrie::ByteGroup(uint8_t byte) {
-  static const std::array<uint8_t, 256> kGroups = [] {
+  static const std::array<uint8_t, 256> table = [] {
     std::array<uint8_t, 256> group{};
     std::array<bool, 256> set{};
     uint8_t next = 0;
@@ -174,7 +174,7 @@ uint8_t FlatTrie::ByteGroup(uint8_t byte) {
     put(0xF0, 0xFF, 16);  // the rest: 63
     return group;
   }();
-  return kGroups[byte];
+  return table[byte];
 }
 
 void FlatTrie::Summarize() {
