@@ -15,6 +15,13 @@
 namespace crux::constrain::grammar {
 namespace {
 
+// A vocabulary of `tokens`, all normal, none ending generation.
+std::shared_ptr<const Vocabulary> OfNormalTokens(std::vector<std::string> tokens) {
+  std::vector<TokenKind> kinds(tokens.size(), TokenKind::kNormal);
+  return std::make_shared<const Vocabulary>(
+      Vocabulary::FromTokens(std::move(tokens), std::move(kinds), {}));
+}
+
 // Words of one and two letters up to `last`, each alone, after a blank, before one, and
 // between two: the tokens with a blank are the ones a split over letters steps. (An index and
 // its splits are kept per vocabulary, so each test takes its own.)
@@ -32,9 +39,7 @@ std::shared_ptr<const Vocabulary> WordsAndBlanks(char last) {
     tokens.push_back(w + " ");
     tokens.push_back(" " + w + " ");
   }
-  std::vector<TokenKind> kinds(tokens.size(), TokenKind::kNormal);
-  return std::make_shared<const Vocabulary>(
-      Vocabulary::FromTokens(std::move(tokens), std::move(kinds), {}));
+  return OfNormalTokens(std::move(tokens));
 }
 
 struct Split {
@@ -127,9 +132,7 @@ std::shared_ptr<const Vocabulary> LetterRuns() {
       tokens.push_back(run + tail);
     tokens.push_back("z" + run);
   }
-  std::vector<TokenKind> kinds(tokens.size(), TokenKind::kNormal);
-  return std::make_shared<const Vocabulary>(
-      Vocabulary::FromTokens(std::move(tokens), std::move(kinds), {}));
+  return OfNormalTokens(std::move(tokens));
 }
 
 // A split of letters under a run limit holds each token where the limit puts it: safe when
@@ -197,9 +200,7 @@ std::shared_ptr<const Vocabulary> MixedText() {
   }
   std::sort(tokens.begin(), tokens.end());
   tokens.erase(std::unique(tokens.begin(), tokens.end()), tokens.end());
-  std::vector<TokenKind> kinds(tokens.size(), TokenKind::kNormal);
-  return std::make_shared<const Vocabulary>(
-      Vocabulary::FromTokens(std::move(tokens), std::move(kinds), {}));
+  return OfNormalTokens(std::move(tokens));
 }
 
 // The vocabulary's trie knows, per node, the byte groups and the depth of its subtree; a
