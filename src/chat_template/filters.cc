@@ -127,19 +127,26 @@ std::string ReplaceAll(const std::string& s, const std::string& old, const std::
       if (count < 0 || done < count) {
         out += with;
         ++done;
+        SizeCap::Bytes(out.size());
       }
       out.append(s, offsets[i], offsets[i + 1] - offsets[i]);
     }
     if (count < 0 || done < count) out += with;
     return out;
   }
-  while (count < 0 || done < count) {
-    const size_t at = s.find(old, pos);
-    if (at == std::string::npos) break;
+  // The occurrences first, so that the size is checked and reserved once.
+  std::vector<size_t> found;
+  for (size_t at = s.find(old); at != std::string::npos && (count < 0 || done < count);
+       at = s.find(old, at + old.size()), ++done) {
+    found.push_back(at);
+  }
+  const size_t grown = with.size() > old.size() ? (with.size() - old.size()) * found.size() : 0;
+  SizeCap::Bytes(s.size() + grown);
+  out.reserve(s.size() + grown);
+  for (size_t at : found) {
     out.append(s, pos, at - pos);
     out += with;
     pos = at + old.size();
-    ++done;
   }
   out.append(s, pos);
   return out;
@@ -307,6 +314,7 @@ Value FilterJoin(Renderer& r, const Value& x, CallArgs& args) {
     } else {
       LookupPath(r, item, attribute.Str()).AppendStr(out);
     }
+    SizeCap::Bytes(out.size());
   }
   return Value(std::move(out));
 }
@@ -484,6 +492,7 @@ Value FilterIndent(Renderer& r, const Value& x, CallArgs& args) {
       if (blank || !lines[i].empty()) out += indentation;
     }
     out += lines[i];
+    SizeCap::Bytes(out.size());
   }
   if (first) out = indentation + out;
   return Value(std::move(out));

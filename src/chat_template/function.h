@@ -47,6 +47,26 @@ struct RenderError : std::exception {
   bool from_raise_exception = false;
 };
 
+// The largest string a render may build, in bytes: its output limit (and a sixteenth of that
+// in items for a list), so that a template doubling a value on every iteration raises instead
+// of exhausting memory.
+// Set for this thread while a SizeCap lives (Renderer holds one); unbounded outside a render.
+class SizeCap {
+ public:
+  explicit SizeCap(size_t cap);
+  ~SizeCap();
+  SizeCap(const SizeCap&) = delete;
+  SizeCap& operator=(const SizeCap&) = delete;
+
+  // Throws RenderError (kLimit) where a string of `bytes` bytes is past the cap.
+  static void Bytes(size_t bytes);
+  // Throws RenderError (kLimit) where a list of `items` items is past the cap.
+  static void Items(size_t items);
+
+ private:
+  size_t saved_;
+};
+
 using FilterFn = Value (*)(Renderer& renderer, const Value& subject, CallArgs& args);
 using TestFn = bool (*)(Renderer& renderer, const Value& subject, CallArgs& args);
 

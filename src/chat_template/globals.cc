@@ -275,6 +275,7 @@ Value FormatString(Renderer& r, const std::string& format, CallArgs& args) {
     const size_t close = format.find('}', i);
     if (close == std::string::npos) r.Fail("Single '{' encountered in format string");
     out += FormatReplacement(r, format.substr(i + 1, close - i - 1), args, next_auto);
+    SizeCap::Bytes(out.size());
     i = close;
   }
   return Value(std::move(out));
@@ -393,6 +394,7 @@ Value FormatPercent(Renderer& r, const Value& format, const Value& args) {
       mapped = args;
     }
     out += PercentOne(r, f[i], spec, mapped);
+    SizeCap::Bytes(out.size());
   }
   // Python skips this check when the argument has __getitem__ (a list, an undefined, …).
   const bool subscriptable = args.kind() == Value::Kind::kList || args.is_undefined();

@@ -128,7 +128,11 @@ Value Concatenate(const Value& a, const Value& b) {
     return Value::Markup((a.is_markup() ? a.as_string() : HtmlEscape(a.as_string())) +
                          (b.is_markup() ? b.as_string() : HtmlEscape(b.as_string())));
   }
-  if (a.is_string()) return Value(a.as_string() + b.as_string());
+  if (a.is_string()) {
+    SizeCap::Bytes(a.as_string().size() + b.as_string().size());
+    return Value(a.as_string() + b.as_string());
+  }
+  SizeCap::Items(a.items().size() + b.items().size());
   std::vector<Value> items = a.items();
   items.insert(items.end(), b.items().begin(), b.items().end());
   return a.kind() == Value::Kind::kList ? Value::List(std::move(items))
@@ -143,6 +147,7 @@ Value BinaryOp(Renderer& renderer, std::string_view op, const Value& a, const Va
   if (op == "~") {
     std::string out = a.Str();
     b.AppendStr(out);
+    SizeCap::Bytes(out.size());
     return Value(std::move(out));
   }
   if (a.is_number() && b.is_number()) {

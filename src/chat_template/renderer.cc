@@ -41,6 +41,40 @@ struct FrameScope {
   FramePtr frame;
 };
 
+// Why `value` cannot be stored in a namespace's attribute, or null. A namespace is the only
+// value a template can change, so the only way a value carries over from one iteration to the
+// next: bounding what it may hold bounds what a loop can build. Not a namespace at any depth
+// (one namespace in another could come to hold itself, which printing would follow without end
+// and shared ownership never free), nor nesting past kMaxStoredDepth, nor more than
+// kMaxStoredItems items counted with repeats (`{% set ns.l = [ns.l, ns.l] %}` doubles them).
+const char* Unstorable(const Value& value, int depth, size_t& items) {
+  constexpr int kMaxStoredDepth = 256;
+  constexpr size_t kMaxStoredItems = size_t{1} << 18;
+  if (++items > kMaxStoredItems) {
+    return "the value holds more than 262144 items, counted with repeats";
+  }
+  switch (value.kind()) {
+    case Value::Kind::kNamespace:
+      return "a namespace cannot be stored in a namespace";
+    case Value::Kind::kList:
+    case Value::Kind::kTuple:
+      if (depth == kMaxStoredDepth) return "the value nests more than 256 levels deep";
+      for (const Value& item : value.items()) {
+        if (const char* why = Unstorable(item, depth + 1, items)) return why;
+      }
+      return nullptr;
+    case Value::Kind::kDict:
+      if (depth == kMaxStoredDepth) return "the value nests more than 256 levels deep";
+      for (const auto& [key, item] : value.dict().entries) {
+        if (const char* why = Unstorable(key, depth + 1, items)) return why;
+        if (const char* why = Unstorable(item, depth + 1, items)) return why;
+      }
+      return nullptr;
+    default:
+      return nullptr;
+  }
+}
+
 // Clears a reused frame's variables when an iteration ends (as FrameScope does).
 struct IterationScope {
   explicit IterationScope(Frame& f) : frame(f) {}
@@ -95,7 +129,15 @@ std::string Renderer::Run(const std::vector<Stmt>& body) {
   sink_ = &out;
   output_ = &out;
   if (memo_store_ != nullptr) old_memos_ = memo_store_->Snapshot();
-  Exec(body, root_);
+  try {
+    Exec(body, root_);
+  } catch (RenderError& e) {
+    if (e.line == 0) {  // raised below the renderer (SizeCap): where the renderer was
+      e.line = site_.line;
+      e.column = site_.column;
+    }
+    throw;
+  }
   root_.reset();
   if (memo_store_ != nullptr && !new_memos_.empty()) memo_store_->Publish(std::move(new_memos_));
   return out;
@@ -334,6 +376,12 @@ void Renderer::Assign(const Expr& target, Value value, const FramePtr& frame) {
       At(target);
       Fail("cannot assign attribute on non-namespace object");
     }
+    size_t items = 0;
+    if (const char* why = Unstorable(value, 0, items)) {
+      At(target);
+      Fail("cannot assign " + target.children[0]->name + "." + target.name + ": " + why,
+           ErrorCode::kLimit);
+    }
     if (recording_) NoteWrite(*ns, target.name);
     ns->mutable_dict().Set(Value(target.name), std::move(value));
     return;
@@ -399,10 +447,13 @@ std::string Joined(const std::vector<Value>& parts, size_t from) {
   size_t size = 0;
   for (size_t i = from; i < parts.size(); ++i)
     size += parts[i].is_string() ? parts[i].as_string().size() : 0;
+  SizeCap::Bytes(size);
   std::string out;
   out.reserve(size);
-  for (size_t i = from; i < parts.size(); ++i)
+  for (size_t i = from; i < parts.size(); ++i) {
     parts[i].AppendStr(out);
+    SizeCap::Bytes(out.size());
+  }
   return out;
 }
 
@@ -481,7 +532,9 @@ void Renderer::SetConcat(const Stmt& stmt, std::vector<Value>& parts, const Fram
       (&slot->as_string() == &parts[0].as_string() || slot->as_string() == parts[0].as_string());
   if (same) {
     parts[0] = Value();  // the slot's text is then unshared, unless stored elsewhere too
-    if (slot->AppendInPlace(Joined(parts, 1))) return;
+    const std::string tail = Joined(parts, 1);
+    SizeCap::Bytes(slot->as_string().size() + tail.size());
+    if (slot->AppendInPlace(tail)) return;
     parts[0] = *slot;
   }
   Assign(target, Value(Joined(parts, 0)), frame);

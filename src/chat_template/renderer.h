@@ -53,7 +53,10 @@ class Renderer {
   // `memo`, when given, holds the top-level loops of earlier renders of this template, which
   // this render replays where it can and adds to (loop_memo.h).
   Renderer(const Value& context, const RenderOptions& options, LoopMemoStore* memo = nullptr)
-      : context_(context), options_(options), memo_store_(memo) {}
+      : context_(context),
+        options_(options),
+        size_cap_(options.limits.max_output_bytes),
+        memo_store_(memo) {}
 
   // Renders the template; throws RenderError.
   std::string Run(const std::vector<Stmt>& body);
@@ -146,6 +149,7 @@ class Renderer {
 
   const Value& context_;
   const RenderOptions& options_;
+  SizeCap size_cap_;
   LoopMemoStore* memo_store_;
   std::vector<std::shared_ptr<const LoopMemo>> old_memos_;
   std::vector<std::shared_ptr<const LoopMemo>> new_memos_;

@@ -10,6 +10,38 @@
 #include "crux/chat_template/json.h"
 
 namespace crux::chat_template {
+namespace {
+
+thread_local size_t size_cap = SIZE_MAX;
+// A list may hold one item for every this many bytes of the cap: an item takes at least that
+// much memory, and printing one at least a few bytes.
+constexpr size_t kBytesPerItem = 16;
+
+}  // namespace
+
+SizeCap::SizeCap(size_t cap) : saved_(size_cap) {
+  size_cap = cap;
+}
+
+SizeCap::~SizeCap() {
+  size_cap = saved_;
+}
+
+void SizeCap::Bytes(size_t bytes) {
+  if (bytes > size_cap) {
+    throw RenderError(ErrorCode::kLimit, "the template builds a string of more than " +
+                                             std::to_string(size_cap) +
+                                             " bytes (the output limit)");
+  }
+}
+
+void SizeCap::Items(size_t items) {
+  if (items > size_cap / kBytesPerItem) {
+    throw RenderError(ErrorCode::kLimit, "the template builds a list of more than " +
+                                             std::to_string(size_cap / kBytesPerItem) +
+                                             " items (the output limit)");
+  }
+}
 
 const Value* DictData::Find(const Value& key) const {
   for (const auto& [k, v] : entries) {
@@ -308,6 +340,7 @@ void AppendItems(std::string& out, const std::vector<Value>& items) {
   for (size_t i = 0; i < items.size(); ++i) {
     if (i) out += ", ";
     out += items[i].Repr();
+    SizeCap::Bytes(out.size());
   }
 }
 
@@ -325,6 +358,7 @@ void AppendDict(std::string& out, const DictData& dict) {
     out += dict.entries[i].first.Repr();
     out += ": ";
     out += dict.entries[i].second.Repr();
+    SizeCap::Bytes(out.size());
   }
   out += '}';
 }

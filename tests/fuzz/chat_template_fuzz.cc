@@ -87,7 +87,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   crux::chat_template::RenderOptions options;
   options.limits.max_steps = 200'000;
-  options.limits.max_output_bytes = 1 << 20;
+  options.limits.max_output_bytes = 1 << 18;
   options.now_seconds = [] { return int64_t{0}; };
   auto rendered = (*parsed)->Render(Context(), options);
   if (rendered.ok() && rendered->size() > options.limits.max_output_bytes) std::abort();

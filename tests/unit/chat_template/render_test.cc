@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "crux/chat_template/json.h"
 #include "crux/chat_template/template.h"
@@ -241,7 +242,7 @@ TEST(Render, EachConstructAsJinja2) {
   }
 }
 
-Expected<std::string> Render(const char* source, const char* context = "{}",
+Expected<std::string> Render(std::string_view source, const char* context = "{}",
                              const RenderOptions& options = {}) {
   auto parsed = Template::Parse(source);
   if (!parsed.ok()) return parsed.error();
@@ -306,6 +307,59 @@ TEST(Render, OutputIsBounded) {
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.error().code(), ErrorCode::kLimit);
   EXPECT_FALSE(Render("{{ 'x' * 1000000000 }}").ok());
+}
+
+// A namespace carries values from one iteration to the next: a loop that doubles or nests one
+// on every turn fails with a limit error naming the line, long before memory runs out, and a
+// namespace never holds a namespace (which could come to hold itself: printed without end,
+// never freed).
+TEST(Render, ValuesALoopGrowsAreBounded) {
+  RenderOptions options;
+  options.limits.max_output_bytes = 1 << 20;
+  const std::string loop =
+      "{% set ns = namespace(t='x', l=[1], n=none) %}\n"
+      "{% for i in range(64) %}";
+  const char* grows[] = {
+      "{% set ns.t = ns.t ~ ns.t %}",
+      "{% set ns.t = ns.t + ns.t %}",
+      "{% set ns.t = ns.t ~ ns.t ~ 'y' %}",
+      "{% set ns.t = ns.t|replace('x', 'xx') %}",
+      "{% set ns.t = [ns.t, ns.t]|join(ns.t) %}",
+      "{% set ns.t = '%s%s' % (ns.t, ns.t) %}",
+      "{% set ns.t = '{}{}'.format(ns.t, ns.t) %}",
+      "{% set ns.t = (ns.l|string) %}{% set ns.l = [ns.l, ns.l, ns.l] %}",
+      "{% set ns.l = ns.l + ns.l %}",
+      "{% set ns.n = [ns.n, ns.n] %}",
+  };
+  for (const char* body : grows) {
+    auto got = Render(loop + body + "{% endfor %}{{ ns.t|length }}", "{}", options);
+    ASSERT_FALSE(got.ok()) << body;
+    EXPECT_EQ(got.error().code(), ErrorCode::kLimit) << body;
+    EXPECT_EQ(got.error().message().rfind("line 2, column ", 0), 0u) << got.error().message();
+  }
+  auto deep = Render(
+      "{% set ns = namespace(l=none) %}{% for i in range(300) %}"
+      "{% set ns.l = [ns.l] %}{% endfor %}{{ ns.l }}");
+  ASSERT_FALSE(deep.ok());
+  EXPECT_NE(deep.error().message().find("nests more than 256 levels"), std::string::npos);
+  for (const char* cycle : {"{% set a = namespace() %}{% set a.me = a %}",
+                            "{% set a = namespace() %}{% set a.me = [{'k': a}] %}",
+                            "{% set a = namespace() %}{% set b = namespace(a=a) %}"
+                            "{% set a.b = b %}"}) {
+    auto got = Render(std::string(cycle) + "{{ a }}");
+    ASSERT_FALSE(got.ok()) << cycle;
+    EXPECT_NE(got.error().message().find("cannot assign a."), std::string::npos)
+        << got.error().message();
+  }
+  // What templates do: strings and lists of strings growing by a part per turn, and a
+  // namespace made with another inside.
+  auto kept = Render(
+      "{% set inner = namespace(x=1) %}{% set ns = namespace(t='', l=[], in=inner) %}"
+      "{% for i in range(1000) %}{% set ns.t = ns.t ~ 'ab' %}{% set ns.l = ns.l + ['c'] %}"
+      "{% endfor %}{{ ns.t|length }} {{ ns.l|length }} {{ ns.in.x }}",
+      "{}", options);
+  ASSERT_TRUE(kept.ok()) << kept.error().message();
+  EXPECT_EQ(*kept, "2000 1000 1");
 }
 
 TEST(Render, DeepNestingIsAnErrorNotACrash) {
