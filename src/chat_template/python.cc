@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "chat_template/function.h"
+
 namespace crux::chat_template::python {
 
 namespace {
@@ -191,6 +193,7 @@ struct JsonWriter {
   void NewLine(int depth) {
     if (!options.indent_set) return;
     out += '\n';
+    SizeCap::Bytes(out.size() + options.indent.size() * static_cast<size_t>(depth));
     for (int i = 0; i < depth; ++i)
       out += options.indent;
   }
@@ -244,6 +247,7 @@ bool JsonWriter::WriteItems(const std::vector<Value>& items, int depth) {
     if (i) out += options.item_separator;
     NewLine(depth + 1);
     if (!Write(items[i], depth + 1)) return false;
+    SizeCap::Bytes(out.size());
   }
   NewLine(depth);
   out += ']';
@@ -302,6 +306,7 @@ bool JsonWriter::WriteDict(const DictData& dict, int depth) {
     AppendJsonString(out, entries[i].first, options.ensure_ascii);
     out += options.key_separator;
     if (!Write(*entries[i].second, depth + 1)) return false;
+    SizeCap::Bytes(out.size());
   }
   NewLine(depth);
   out += '}';

@@ -284,10 +284,12 @@ bool Value::Equals(const Value& other) const {
     case Kind::kList:
     case Kind::kTuple:
       if (flavor() != other.flavor()) return false;
-      if (is_generator()) return identity() == other.identity();
+      // The same object is equal to itself, as Python's containers take it (which also keeps
+      // a list built as [l, l] over and over from being compared along every path).
+      if (is_generator() || identity() == other.identity()) return identity() == other.identity();
       return ItemsEqual(items(), other.items());
     case Kind::kDict:
-      return DictEquals(dict(), other.dict());
+      return &dict() == &other.dict() || DictEquals(dict(), other.dict());
     default:
       return identity() == other.identity();
   }

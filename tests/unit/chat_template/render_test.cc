@@ -351,6 +351,11 @@ TEST(Render, ValuesALoopGrowsAreBounded) {
     EXPECT_NE(got.error().message().find("cannot assign a."), std::string::npos)
         << got.error().message();
   }
+  auto indented = Render("{% set l = " + std::string(20, '[') + "1" + std::string(20, ']') +
+                             " %}{{ (l|tojson(indent='x' * 100000))|length }}",
+                         "{}", options);
+  ASSERT_FALSE(indented.ok());
+  EXPECT_EQ(indented.error().code(), ErrorCode::kLimit);
   // What templates do: strings and lists of strings growing by a part per turn, and a
   // namespace made with another inside.
   auto kept = Render(
@@ -360,6 +365,16 @@ TEST(Render, ValuesALoopGrowsAreBounded) {
       "{}", options);
   ASSERT_TRUE(kept.ok()) << kept.error().message();
   EXPECT_EQ(*kept, "2000 1000 1");
+}
+
+// A list is equal to itself as Python takes it, without comparing its items: a macro that
+// nests [l, l] sixty times gives a value with 2^60 paths, compared at once.
+TEST(Render, AListEqualsItselfAtOnce) {
+  auto got = Render(
+      "{% macro m(l, n) %}{% if n > 0 %}{{ m([l, l], n - 1) }}{% else %}{{ l == l }} "
+      "{{ {'k': l} == {'k': l} }}{% endif %}{% endmacro %}{{ m([1], 60) }}");
+  ASSERT_TRUE(got.ok()) << got.error().message();
+  EXPECT_EQ(*got, "True True");
 }
 
 TEST(Render, DeepNestingIsAnErrorNotACrash) {
