@@ -457,6 +457,7 @@ std::vector<std::string> SplitLines(const std::string& s) {
     }
     if (skip) {
       lines.push_back(std::move(line));
+      SizeCap::Items(lines.size());
       line.clear();
       i += skip - 1;
     } else {

@@ -63,6 +63,7 @@ std::vector<Value> SplitWhitespace(const std::string& s, int64_t maxsplit) {
     while (j < s.size() && !python::IsSpace(s[j]))
       ++j;
     out.emplace_back(s.substr(i, j - i));
+    SizeCap::Items(out.size());
     i = j;
   }
   return out;
@@ -93,6 +94,7 @@ Value Split(Renderer& r, const Value& self, CallArgs& args, bool from_right) {
       const size_t at = s.find(d, pos);
       if (at == std::string::npos) break;
       out.emplace_back(s.substr(pos, at - pos));
+      SizeCap::Items(out.size());
       pos = at + d.size();
     }
     out.emplace_back(s.substr(pos));
@@ -104,6 +106,7 @@ Value Split(Renderer& r, const Value& self, CallArgs& args, bool from_right) {
     const size_t at = s.rfind(d, end - d.size());
     if (at == std::string::npos) break;
     out.emplace_back(s.substr(at + d.size(), end - at - d.size()));
+    SizeCap::Items(out.size());
     end = at;
   }
   out.emplace_back(s.substr(0, end));

@@ -116,6 +116,7 @@ Value Repeat(Renderer& renderer, const Value& seq, int64_t times) {
       out += seq.as_string();
     return Value(std::move(out));
   }
+  SizeCap::Items(unit * static_cast<size_t>(times));  // at most max_output_bytes: no overflow
   std::vector<Value> items;
   for (int64_t i = 0; i < times; ++i)
     items.insert(items.end(), seq.items().begin(), seq.items().end());

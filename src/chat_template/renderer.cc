@@ -243,6 +243,7 @@ std::vector<Value> Renderer::Iterate(const Value& value) const {
     }
     case Value::Kind::kString: {
       const std::string& s = value.as_string();
+      SizeCap::Items(s.size());  // a character for each byte at most
       const std::vector<size_t> offsets = python::CodePointOffsets(s);
       std::vector<Value> chars;
       chars.reserve(offsets.size());

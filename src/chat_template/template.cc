@@ -1,5 +1,7 @@
 #include "crux/chat_template/template.h"
 
+#include <new>
+
 #include "chat_template/ast.h"
 #include "chat_template/lexer.h"
 #include "chat_template/parser.h"
@@ -32,6 +34,10 @@ Expected<std::string> Template::Render(const Value& context, const RenderOptions
   Renderer renderer(context, options, options.reuse_loops ? &impl_->loops : nullptr);
   try {
     return renderer.Run(impl_->body);
+  } catch (const std::bad_alloc&) {
+    // Past the bounds on values (SizeCap), a render can still ask for more memory than there
+    // is: an error for this request, not the end of the process.
+    return Error(ErrorCode::kLimit, "the template needs more memory than the machine has");
   } catch (const RenderError& e) {
     Error error(e.code, "line " + std::to_string(e.line) + ", column " + std::to_string(e.column) +
                             ": " + e.message);

@@ -39,7 +39,7 @@ void SizeCap::Items(size_t items) {
   if (items > size_cap / kBytesPerItem) {
     throw RenderError(ErrorCode::kLimit, "the template builds a list of more than " +
                                              std::to_string(size_cap / kBytesPerItem) +
-                                             " items (the output limit)");
+                                             " items (a sixteenth of the output limit)");
   }
 }
 

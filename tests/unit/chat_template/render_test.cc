@@ -351,6 +351,15 @@ TEST(Render, ValuesALoopGrowsAreBounded) {
     EXPECT_NE(got.error().message().find("cannot assign a."), std::string::npos)
         << got.error().message();
   }
+  for (const char* list :
+       {"{{ ((range(1000)|list) * 100)|length }}", "{{ ('x' * 100000)|list|length }}",
+        "{{ ('a ' * 100000).split()|length }}", "{{ ('a,' * 100000).split(',')|length }}",
+        "{{ ('a\n' * 100000).splitlines()|length }}"}) {
+    auto got = Render(list, "{}", options);
+    ASSERT_FALSE(got.ok()) << list;
+    EXPECT_NE(got.error().message().find("list of more than 65536 items"), std::string::npos)
+        << got.error().message();
+  }
   auto indented = Render("{% set l = " + std::string(20, '[') + "1" + std::string(20, ']') +
                              " %}{{ (l|tojson(indent='x' * 100000))|length }}",
                          "{}", options);
