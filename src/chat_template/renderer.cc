@@ -41,37 +41,42 @@ struct FrameScope {
   FramePtr frame;
 };
 
-// Why `value` cannot be stored in a namespace's attribute, or null. A namespace is the only
+// Why `value` cannot be stored in a namespace's attribute, or empty. A namespace is the only
 // value a template can change, so the only way a value carries over from one iteration to the
 // next: bounding what it may hold bounds what a loop can build. Not a namespace at any depth
 // (one namespace in another could come to hold itself, which printing would follow without end
 // and shared ownership never free), nor nesting past kMaxStoredDepth, nor more than
 // kMaxStoredItems items counted with repeats (`{% set ns.l = [ns.l, ns.l] %}` doubles them).
-const char* Unstorable(const Value& value, int depth, size_t& items) {
+std::string Unstorable(const Value& value, int depth, size_t& items) {
   constexpr int kMaxStoredDepth = 256;
   constexpr size_t kMaxStoredItems = size_t{1} << 18;
   if (++items > kMaxStoredItems) {
-    return "the value holds more than 262144 items, counted with repeats";
+    return "the value holds more than " + std::to_string(kMaxStoredItems) +
+           " items, counted with repeats";
   }
+  const bool container = value.kind() == Value::Kind::kList ||
+                         value.kind() == Value::Kind::kTuple || value.kind() == Value::Kind::kDict;
+  if (container && depth == kMaxStoredDepth) {
+    return "the value nests more than " + std::to_string(kMaxStoredDepth) + " levels deep";
+  }
+  std::string why;
   switch (value.kind()) {
     case Value::Kind::kNamespace:
       return "a namespace cannot be stored in a namespace";
     case Value::Kind::kList:
     case Value::Kind::kTuple:
-      if (depth == kMaxStoredDepth) return "the value nests more than 256 levels deep";
       for (const Value& item : value.items()) {
-        if (const char* why = Unstorable(item, depth + 1, items)) return why;
+        if (!(why = Unstorable(item, depth + 1, items)).empty()) return why;
       }
-      return nullptr;
+      return why;
     case Value::Kind::kDict:
-      if (depth == kMaxStoredDepth) return "the value nests more than 256 levels deep";
       for (const auto& [key, item] : value.dict().entries) {
-        if (const char* why = Unstorable(key, depth + 1, items)) return why;
-        if (const char* why = Unstorable(item, depth + 1, items)) return why;
+        if (!(why = Unstorable(key, depth + 1, items)).empty()) return why;
+        if (!(why = Unstorable(item, depth + 1, items)).empty()) return why;
       }
-      return nullptr;
+      return why;
     default:
-      return nullptr;
+      return why;
   }
 }
 
@@ -378,7 +383,7 @@ void Renderer::Assign(const Expr& target, Value value, const FramePtr& frame) {
       Fail("cannot assign attribute on non-namespace object");
     }
     size_t items = 0;
-    if (const char* why = Unstorable(value, 0, items)) {
+    if (const std::string why = Unstorable(value, 0, items); !why.empty()) {
       At(target);
       Fail("cannot assign " + target.children[0]->name + "." + target.name + ": " + why,
            ErrorCode::kLimit);

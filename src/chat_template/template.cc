@@ -37,7 +37,7 @@ Expected<std::string> Template::Render(const Value& context, const RenderOptions
   } catch (const std::bad_alloc&) {
     // Past the bounds on values (SizeCap), a render can still ask for more memory than there
     // is: an error for this request, not the end of the process.
-    return Error(ErrorCode::kLimit, "the template needs more memory than the machine has");
+    return Error(ErrorCode::kLimit, "the template needs more memory than it can get");
   } catch (const RenderError& e) {
     Error error(e.code, "line " + std::to_string(e.line) + ", column " + std::to_string(e.column) +
                             ": " + e.message);

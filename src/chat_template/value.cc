@@ -286,7 +286,8 @@ bool Value::Equals(const Value& other) const {
       if (flavor() != other.flavor()) return false;
       // The same object is equal to itself, as Python's containers take it (which also keeps
       // a list built as [l, l] over and over from being compared along every path).
-      if (is_generator() || identity() == other.identity()) return identity() == other.identity();
+      if (identity() == other.identity()) return true;
+      if (is_generator()) return false;
       return ItemsEqual(items(), other.items());
     case Kind::kDict:
       return &dict() == &other.dict() || DictEquals(dict(), other.dict());
