@@ -134,19 +134,14 @@ std::string ReplaceAll(const std::string& s, const std::string& old, const std::
     if (count < 0 || done < count) out += with;
     return out;
   }
-  // The occurrences first, so that the size is checked and reserved once.
-  std::vector<size_t> found;
-  for (size_t at = s.find(old); at != std::string::npos && (count < 0 || done < count);
-       at = s.find(old, at + old.size()), ++done) {
-    found.push_back(at);
-  }
-  const size_t grown = with.size() > old.size() ? (with.size() - old.size()) * found.size() : 0;
-  SizeCap::Bytes(s.size() + grown);
-  out.reserve(s.size() + grown);
-  for (size_t at : found) {
+  while (count < 0 || done < count) {
+    const size_t at = s.find(old, pos);
+    if (at == std::string::npos) break;
     out.append(s, pos, at - pos);
     out += with;
+    SizeCap::Bytes(out.size());
     pos = at + old.size();
+    ++done;
   }
   out.append(s, pos);
   return out;
